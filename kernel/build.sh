@@ -1,0 +1,193 @@
+#!/bin/bash
+# Build the pmemram test kernel from Debian's linux-source-6.1 into a cache.
+#
+# Usage: kernel/build.sh [--print-key] [--force]
+#
+# The result lives in $PMEMRAM_CACHE/kernel/out/<key>/ (bzImage, config,
+# modules/ ready to copy into a guest, kernelrelease) and is keyed by a hash of
+# the source tarball, kernel/patches/series with every patch it names, the
+# config fragments and this script.  An unchanged rerun takes seconds.  The
+# source tree is a git repository in the cache: each build resets it to the
+# pristine tarball and applies the series with `git am`, and the object tree
+# (O=) is kept, so a changed patch rebuilds only what it touches.
+#
+# On success the last line printed to stdout is the output directory.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
+kcache=$cache/kernel
+tarball=${PMEMRAM_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${PMEMRAM_JOBS:-$(nproc)}
+force=0
+print_key=0
+
+for arg in "$@"; do
+	case $arg in
+	--force) force=1 ;;
+	--print-key) print_key=1 ;;
+	-h | --help)
+		sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "build.sh: unknown argument '$arg'" >&2
+		exit 1
+		;;
+	esac
+done
+
+log() { echo "kernel: $*" >&2; }
+die() {
+	echo "kernel: error: $*" >&2
+	exit 1
+}
+
+[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.1)"
+
+# Patches named by the series file, in order; blank lines and comments skipped.
+series=$here/patches/series
+patches=()
+if [ -f "$series" ]; then
+	lineno=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		lineno=$((lineno + 1))
+		line=${line%%#*}
+		line=$(echo "$line" | xargs)
+		[ -n "$line" ] || continue
+		[ -f "$here/patches/$line" ] ||
+			die "$series:$lineno: patch '$line' does not exist"
+		patches+=("$here/patches/$line")
+	done <"$series"
+fi
+fragments=("$here"/config/*.config)
+
+mkdir -p "$kcache"
+# The tarball hash is remembered by size and mtime: hashing 140 MB every run
+# would cost more than the rest of a cache hit.
+tar_id=$(stat -c '%s-%Y' "$tarball")
+tar_hash_file=$kcache/tarball.$tar_id.sha256
+if [ ! -s "$tar_hash_file" ]; then
+	sha256sum "$tarball" | cut -d' ' -f1 >"$tar_hash_file.tmp"
+	mv "$tar_hash_file.tmp" "$tar_hash_file"
+fi
+tar_hash=$(cat "$tar_hash_file")
+
+key=$({
+	echo "tarball $tar_hash"
+	echo "script $(sha256sum <"$0")"
+	for p in "${patches[@]}"; do echo "patch $(basename "$p") $(sha256sum <"$p")"; done
+	for f in "${fragments[@]}"; do echo "config $(basename "$f") $(sha256sum <"$f")"; done
+} | sha256sum | cut -c1-16)
+
+if [ "$print_key" = 1 ]; then
+	echo "$key"
+	exit 0
+fi
+
+out=$kcache/out/$key
+if [ "$force" = 0 ] && [ -f "$out/done" ]; then
+	log "cached build $key"
+	echo "$out"
+	exit 0
+fi
+
+exec 9>"$kcache/lock"
+flock 9 || die "cannot lock $kcache/lock"
+
+start=$(date +%s)
+src=$kcache/src
+obj=$kcache/obj
+git_q() { git -C "$src" -c user.name=pmemram -c user.email=pmemram@localhost "$@"; }
+
+# 1. Pristine source tree, extracted once per tarball.
+if [ "$(cat "$src/.pmemram-tarball" 2>/dev/null)" != "$tar_hash" ]; then
+	log "extracting $(basename "$tarball") (one time)"
+	rm -rf "$src" "$obj" "$kcache/extract"
+	mkdir -p "$kcache/extract"
+	tar -C "$kcache/extract" -xf "$tarball"
+	mv "$kcache/extract"/linux-source-* "$src"
+	rmdir "$kcache/extract"
+	git_q init -q
+	echo "/.pmemram-tarball" >"$src/.git/info/exclude"
+	git_q add -A -f
+	git_q commit -q -m "pristine $(basename "$tarball") $tar_hash"
+	git_q tag -f pristine >/dev/null
+	echo "$tar_hash" >"$src/.pmemram-tarball"
+fi
+
+# 2. Reset to pristine and apply the series.  Files the series does not touch
+# keep their mtime, so the object tree stays valid for them.
+git_q am --abort >/dev/null 2>&1 || true
+git_q checkout -q -f --detach pristine
+git_q clean -q -fdx -e .pmemram-tarball
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	if ! git_q am -q --keep-cr "$p" >"$kcache/am.log" 2>&1; then
+		cat "$kcache/am.log" >&2
+		git_q am --abort >/dev/null 2>&1 || true
+		die "patch $n of ${#patches[@]} does not apply: $(basename "$p")"
+	fi
+done
+log "applied ${#patches[@]} patch(es) from $series"
+
+# 3. Configuration: x86_64_defconfig + kvm_guest.config + our fragments.
+mkdir -p "$obj"
+make_k() { make -C "$src" O="$obj" LOCALVERSION= "$@"; }
+make_k -s x86_64_defconfig >/dev/null
+(cd "$src" && KCONFIG_CONFIG="$obj/.config" scripts/kconfig/merge_config.sh -m \
+	-O "$obj" "$obj/.config" kernel/configs/kvm_guest.config "${fragments[@]}") \
+	>"$kcache/merge.log" 2>&1 || {
+	cat "$kcache/merge.log" >&2
+	die "merging config fragments failed"
+}
+make_k -s olddefconfig >/dev/null
+
+# Every option a fragment asks for must have survived olddefconfig: a silently
+# dropped option (unmet dependency) would make every test downstream lie.
+bad=0
+for f in "${fragments[@]}"; do
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) want=$line ;;
+		"# CONFIG_"*" is not set") want=$line ;;
+		*) continue ;;
+		esac
+		opt=${want#\# }
+		opt=${opt%%[= ]*}
+		got=$(grep -E "^(# )?$opt[= ]" "$obj/.config" || echo "# $opt is not set")
+		if [ "$got" != "$want" ]; then
+			echo "kernel: $(basename "$f"): wanted '$want', got '$got'" >&2
+			bad=1
+		fi
+	done <"$f"
+done
+[ "$bad" = 0 ] || die "config fragments not honoured (unmet dependencies?)"
+
+# 4. Build.
+log "building bzImage and modules with -j$jobs (log: $kcache/build.log)"
+if ! make_k -j"$jobs" bzImage modules >"$kcache/build.log" 2>&1; then
+	grep -E "error|Error" "$kcache/build.log" | head -20 >&2
+	die "build failed; see $kcache/build.log"
+fi
+grep -E "warning:" "$kcache/build.log" >"$kcache/warnings.log" || true
+
+# 5. Collect the result.
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp"
+make_k -s modules_install INSTALL_MOD_PATH="$out.tmp/modules" INSTALL_MOD_STRIP=1 \
+	>/dev/null
+rm -f "$out.tmp"/modules/lib/modules/*/{build,source}
+cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$out.tmp/"
+mv "$out.tmp/.config" "$out.tmp/config"
+make_k -s kernelrelease >"$out.tmp/kernelrelease"
+cp "$kcache/build.log" "$out.tmp/build.log"
+elapsed=$(($(date +%s) - start))
+echo "$elapsed" >"$out.tmp/build-seconds"
+touch "$out.tmp/done"
+rm -rf "$out"
+mv "$out.tmp" "$out"
+ln -sfn "out/$key" "$kcache/current"
+log "built $(cat "$out/kernelrelease") in ${elapsed}s -> $out"
+echo "$out"
