@@ -1,0 +1,34 @@
+#!/bin/bash
+# Install the Debian packages pmemram's build, bench and tests need.
+# Idempotent: does nothing (not even apt-get update) when all are present.
+set -euo pipefail
+
+packages=(
+	# project build
+	build-essential autoconf automake libtool pkg-config git rsync
+	libdaxctl-dev libndctl-dev libudev-dev libsystemd-dev libnuma-dev
+	libjson-c-dev libcmocka-dev clang valgrind
+	# kernel build
+	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
+	# guest image and QEMU
+	mmdebstrap gpg mount e2fsprogs qemu-system-x86 qemu-utils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} = 0 ]; then
+	echo "deps: all ${#packages[@]} packages present" >&2
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || {
+	echo "deps: missing ${missing[*]}; run as root to install them" >&2
+	exit 1
+}
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: installed ${#missing[@]} package(s)" >&2

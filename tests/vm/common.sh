@@ -1,0 +1,54 @@
+# Shared by the bench's host-side scripts: cache layout and the steps that
+# turn the repository into a kernel, an installed project tree and an image.
+# Sourced, not run.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
+export PMEMRAM_CACHE=$cache
+
+bench_log() { echo "bench: $*" >&2; }
+bench_die() {
+	echo "bench: error: $*" >&2
+	exit 1
+}
+
+# ensure_kernel: sets $kernel_out to the cached build of the current series.
+ensure_kernel() {
+	kernel_out=$("$repo/kernel/build.sh" | tail -n 1)
+	[ -f "$kernel_out/done" ] || bench_die "kernel build did not finish"
+}
+
+# ensure_project: builds the project out of tree (from the files git knows,
+# so an in-tree ./configure does not get in the way) and installs it into
+# $project_destdir as the guest will see it.
+ensure_project() {
+	local bsrc=$cache/build/src bdir=$cache/build/obj
+	project_destdir=$cache/build/destdir
+	mkdir -p "$bsrc" "$bdir"
+	(cd "$repo" && git ls-files -co --exclude-standard -z) |
+		rsync -a --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
+	if [ ! -x "$bsrc/configure" ] || [ "$bsrc/configure.ac" -nt "$bsrc/configure" ]; then
+		bench_log "autoreconf"
+		(cd "$bsrc" && autoreconf -fi) >"$cache/build/autoreconf.log" 2>&1 ||
+			bench_die "autoreconf failed; see $cache/build/autoreconf.log"
+	fi
+	if [ ! -f "$bdir/Makefile" ]; then
+		(cd "$bdir" && "$bsrc/configure" --prefix=/usr --sysconfdir=/etc \
+			--localstatedir=/var) >"$cache/build/configure.log" 2>&1 ||
+			bench_die "configure failed; see $cache/build/configure.log"
+	fi
+	make -C "$bdir" -j"$(nproc)" >"$cache/build/make.log" 2>&1 ||
+		bench_die "project build failed; see $cache/build/make.log"
+	rm -rf "$project_destdir"
+	make -C "$bdir" install DESTDIR="$project_destdir" >>"$cache/build/make.log" 2>&1 ||
+		bench_die "make install failed; see $cache/build/make.log"
+}
+
+# ensure_image: sets $image to the cached guest image for the current
+# kernel and project.
+ensure_image() {
+	ensure_kernel
+	ensure_project
+	image=$("$repo/tests/vm/mkimage.sh" "$kernel_out" "$project_destdir" | tail -n 1)
+	[ -s "$image" ] || bench_die "image build did not finish"
+}

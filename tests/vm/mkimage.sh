@@ -1,0 +1,124 @@
+#!/bin/bash
+# Build the pmemram guest image: Debian bookworm + the test kernel's modules +
+# the project installed with `make install DESTDIR=` + the in-guest harness.
+#
+# Usage: tests/vm/mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR
+#        tests/vm/mkimage.sh --base-only
+#
+# Two cache levels under $PMEMRAM_CACHE/guest/:
+#   base-<key>.tar   mmdebstrap of the package list below (key: list + script)
+#   img-<key>.ext4   the bootable image (key: base, kernel build, the installed
+#                    project tree, the harness files)
+# On success the last line printed to stdout is the image path.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
+gcache=$cache/guest
+base_only=0
+if [ "${1:-}" = --base-only ]; then
+	base_only=1
+else
+	kout=${1:?usage: mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR}
+	destdir=${2:?usage: mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR}
+fi
+suite=bookworm
+img_size=${PMEMRAM_IMAGE_SIZE:-1536M}
+
+# Runtime needs of the guest: systemd as PID 1, real udev, the peers we test
+# against (ndctl, daxctl, numactl), and the libraries pmemram links to.
+packages=(
+	systemd systemd-sysv udev dbus kmod procps util-linux
+	ndctl daxctl numactl
+	libdaxctl1 libndctl6 libudev1 libsystemd0 libnuma1 libjson-c5
+)
+
+log() { echo "image: $*" >&2; }
+die() {
+	echo "image: error: $*" >&2
+	exit 1
+}
+
+mkdir -p "$gcache"
+exec 9>"$gcache/lock"
+flock 9
+
+tree_hash() { (cd "$1" && tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - .) | sha256sum | cut -c1-16; }
+
+# 1. Base system.
+base_key=$( (
+	printf '%s\n' "$suite" "${packages[@]}"
+	sed -n '/^# BASE-BEGIN/,/^# BASE-END/p' "$0"
+) | sha256sum | cut -c1-16)
+base=$gcache/base-$base_key.tar
+if [ ! -s "$base" ]; then
+	log "mmdebstrap $suite (one time, about a minute)"
+	start=$(date +%s)
+	# BASE-BEGIN
+	mmdebstrap --quiet --format=tar --variant=minbase --include="$(
+		IFS=,
+		echo "${packages[*]}"
+	)" "$suite" "$base.tmp" >"$gcache/mmdebstrap.log" 2>&1 || {
+		tail -20 "$gcache/mmdebstrap.log" >&2
+		die "mmdebstrap failed; see $gcache/mmdebstrap.log"
+	}
+	# BASE-END
+	mv "$base.tmp" "$base"
+	log "base system in $(($(date +%s) - start))s"
+fi
+
+if [ "$base_only" = 1 ]; then
+	echo "$base"
+	exit 0
+fi
+
+# 2. Image.
+[ -f "$kout/done" ] || die "$kout is not a finished kernel build"
+[ -d "$destdir" ] || die "$destdir: no such project install tree"
+kkey=$(basename "$(readlink -f "$kout")")
+img_key=$( (
+	echo "base $base_key kernel $kkey size $img_size"
+	echo "project $(tree_hash "$destdir")"
+	echo "harness $(tree_hash "$here/guest")"
+	sha256sum <"$0"
+) | sha256sum | cut -c1-16)
+img=$gcache/img-$img_key.ext4
+if [ -s "$img" ]; then
+	log "cached image $img_key"
+	echo "$img"
+	exit 0
+fi
+
+start=$(date +%s)
+stage=$gcache/stage
+rm -rf "$stage"
+mkdir -p "$stage"
+tar -C "$stage" -xf "$base"
+cp -a "$kout/modules/lib/modules" "$stage/lib/"
+cp -a "$destdir/." "$stage/"
+# The harness: a unit that runs the scenario named on the kernel command line.
+install -D -m 0755 "$here/guest/pmemram-test-run" "$stage/usr/lib/pmemram-test/run"
+install -D -m 0644 "$here/guest/pmemram-test.service" \
+	"$stage/etc/systemd/system/pmemram-test.service"
+ln -sf /etc/systemd/system/pmemram-test.service \
+	"$stage/etc/systemd/system/multi-user.target.wants/pmemram-test.service"
+# ttyS0 carries the kernel log to the host; a getty there would hang up writers.
+ln -sf /dev/null "$stage/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$stage/etc/systemd/system/getty@tty1.service"
+ln -sf /lib/systemd/system/multi-user.target "$stage/etc/systemd/system/default.target"
+echo pmemram-guest >"$stage/etc/hostname"
+echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$stage/etc/fstab"
+sed -i 's/^root:[^:]*:/root::/' "$stage/etc/shadow"
+: >"$stage/etc/machine-id"
+mkdir -p "$stage/mnt/pmemram"
+
+rm -f "$img.tmp"
+truncate -s "$img_size" "$img.tmp"
+mkfs.ext4 -q -F -L pmemram-root -d "$stage" "$img.tmp" ||
+	die "mkfs.ext4 -d $stage failed"
+rm -rf "$stage"
+mv "$img.tmp" "$img"
+# Keep the three newest images; each is 1.5 GB sparse but real blocks add up.
+ls -1t "$gcache"/img-*.ext4 | tail -n +4 | xargs -r rm -f
+log "image $img_key built in $(($(date +%s) - start))s"
+echo "$img"

@@ -1,0 +1,177 @@
+#!/bin/bash
+# Boot the pmemram test kernel and guest in QEMU and run one scenario in it.
+#
+# Usage: tests/vm/run.sh [options] SCENARIO
+#   -t, --topology NAME   nvdimm+hmat-direct (default), hmat-complex, no-cache,
+#                         legacy-pmem
+#   -a, --append ARGS     extra kernel command-line arguments
+#   -T, --timeout SEC     whole-run limit (default 600)
+#   -n, --name ID         run directory name (default: SCENARIO-TOPOLOGY)
+#   -q, --quiet           print only the verdict line
+#       --list-topologies
+# Environment: PMEMRAM_KVM=1 uses KVM instead of TCG; PMEMRAM_CACHE (default
+# /var/cache/pmemram) holds the kernel, the image and the run directories.
+#
+# The scenario is tests/vm/scenarios/SCENARIO.sh.  It runs inside the guest
+# as a systemd unit after boot and prints TAP; the host gets the TAP, the
+# scenario's stderr, the journal and the whole kernel log (the serial console
+# goes to a file, the rest through a 9p share).  The run fails on a failed or
+# missing assertion, a non-zero scenario exit, a timeout, or a kernel
+# WARNING/BUG/oops/Call Trace.  Exit status: 0 pass, 1 fail, 2 usage.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+topologies="nvdimm+hmat-direct hmat-complex no-cache legacy-pmem"
+topology=nvdimm+hmat-direct
+append=
+timeout_s=600
+name=
+quiet=0
+
+usage() {
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t | --topology) topology=${2:?}; shift 2 ;;
+	-a | --append) append=${2?}; shift 2 ;;
+	-T | --timeout) timeout_s=${2:?}; shift 2 ;;
+	-n | --name) name=${2:?}; shift 2 ;;
+	-q | --quiet) quiet=1; shift ;;
+	--list-topologies) echo "$topologies" | tr ' ' '\n'; exit 0 ;;
+	-h | --help) usage 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+scenario=$1
+[ -f "$repo/tests/vm/scenarios/$scenario.sh" ] ||
+	bench_die "no scenario '$scenario' (tests/vm/scenarios/$scenario.sh)"
+
+# QEMU arguments of each topology.  nvdimm+hmat-direct is the topology of
+# the design brief: node 0 CPUs + DRAM, node 1 memory-only behind a 128 MiB
+# direct-mapped memory-side cache, node 2 the NVDIMM.
+topology_args() {
+	local assoc=direct cache=1
+	case $1 in
+	nvdimm+hmat-direct) ;;
+	hmat-complex) assoc=complex ;;
+	no-cache) cache=0 ;;
+	legacy-pmem)
+		# One node; the top GiB of RAM is declared persistent by memmap=.
+		qargs+=(-machine pc -m 3G -smp 2)
+		kargs+=("memmap=1G!2G")
+		return
+		;;
+	*) bench_die "unknown topology '$1' (one of: $topologies)" ;;
+	esac
+	truncate -s 1026M "$run/nvdimm0.img"
+	qargs+=(-machine pc,nvdimm=on,hmat=on -smp 2 -m 2G,slots=4,maxmem=8G
+		-object memory-backend-ram,id=m0,size=1G
+		-object memory-backend-ram,id=m1,size=1G
+		-numa node,nodeid=0,cpus=0-1,memdev=m0
+		-numa node,nodeid=1,memdev=m1,initiator=0
+		-numa node,nodeid=2,initiator=0)
+	local t lat bw
+	for t in 0:10:10G 1:30:5G 2:100:1G; do
+		IFS=: read -r t lat bw <<<"$t"
+		qargs+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+			-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+	done
+	if [ "$cache" = 1 ]; then
+		qargs+=(-numa "hmat-cache,node-id=1,size=128M,level=1,associativity=$assoc,policy=write-back,line=64")
+	fi
+	qargs+=(-object "memory-backend-file,id=nv0,share=on,mem-path=$run/nvdimm0.img,size=1026M"
+		-device nvdimm,id=nvdimm0,memdev=nv0,node=2,label-size=2M)
+}
+
+name=${name:-$scenario-$topology}
+run=$cache/runs/$name
+ensure_image
+
+rm -rf "$run"
+mkdir -p "$run/share/out"
+cp -a "$repo/tests/vm/scenarios" "$run/share/scenarios"
+
+qargs=()
+kargs=(root=/dev/vda rw console=ttyS0 panic=5 "pmemram.scenario=$scenario")
+topology_args "$topology"
+# shellcheck disable=SC2206 # extra arguments are split on purpose
+kargs+=($append)
+if [ "${PMEMRAM_KVM:-0}" = 1 ]; then
+	qargs+=(-accel kvm -cpu host)
+else
+	qargs+=(-accel tcg,thread=multi -cpu max)
+fi
+qemu-img create -q -f qcow2 -b "$image" -F raw "$run/root.qcow2"
+qargs+=(-kernel "$kernel_out/bzImage" -append "${kargs[*]}"
+	-drive "file=$run/root.qcow2,format=qcow2,if=virtio"
+	-virtfs "local,path=$run/share,mount_tag=pmemram,security_model=none,id=share"
+	-display none -serial "file:$run/console.log"
+	-monitor "unix:$run/monitor.sock,server=on,wait=off"
+	-no-reboot)
+printf '%q ' qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.cmdline"
+
+[ "$quiet" = 1 ] || bench_log "booting '$scenario' on $topology${append:+ ($append)}; run dir $run"
+start=$(date +%s.%N)
+rc=0
+timeout -k 10 "$timeout_s" qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.log" 2>&1 || rc=$?
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+elapsed=$(printf '%.1f' "$elapsed")
+
+# Verdict.
+out=$run/share/out
+problems=()
+case $rc in
+0) ;;
+124 | 137) problems+=("timed out after ${timeout_s}s") ;;
+*) problems+=("qemu exited with status $rc: $(tail -n 3 "$run/qemu.log" | tr '\n' ' ')") ;;
+esac
+status=$(cat "$out/exit-status" 2>/dev/null || echo none)
+[ "$status" = 0 ] || problems+=("scenario exit status: $status")
+
+tap=$out/result.tap
+planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$tap" 2>/dev/null | head -n 1)
+passed=$(grep -c '^ok ' "$tap" 2>/dev/null || true)
+failed=$(grep -c '^not ok ' "$tap" 2>/dev/null || true)
+[ -n "$planned" ] || problems+=("no TAP plan line")
+if [ -n "$planned" ] && [ $((passed + failed)) != "$planned" ]; then
+	problems+=("planned $planned assertions, saw $((passed + failed))")
+fi
+[ "$failed" = 0 ] || problems+=("$failed assertion(s) failed")
+if grep -q '^Bail out!' "$tap" 2>/dev/null; then
+	problems+=("$(grep -m1 '^Bail out!' "$tap")")
+fi
+
+kernel_bad='WARNING:|BUG:|Call Trace|Oops|Kernel panic|general protection fault|UBSAN:|KASAN:'
+for f in "$run/console.log" "$out/dmesg.txt"; do
+	[ -f "$f" ] || continue
+	if grep -Eq "$kernel_bad" "$f"; then
+		problems+=("kernel trouble in $(basename "$f"): $(grep -Em1 "$kernel_bad" "$f")")
+		break
+	fi
+done
+boot=$(cat "$out/uptime-at-start" 2>/dev/null || echo '?')
+echo "$elapsed" >"$run/elapsed-seconds"
+
+if [ ${#problems[@]} = 0 ]; then
+	echo "PASS $name: $passed/$planned assertions, guest up in ${boot}s, run ${elapsed}s"
+	exit 0
+fi
+echo "FAIL $name (run dir $run):"
+for p in "${problems[@]}"; do echo "  - $p"; done
+if [ "$failed" != 0 ]; then
+	echo "  failed assertions:"
+	awk '/^not ok /{p=1; print "    " $0; next} /^#/{if (p) print "    " $0; next} {p=0}' "$tap"
+fi
+if [ -s "$out/scenario.log" ]; then
+	echo "  scenario stderr (tail):"
+	tail -n 15 "$out/scenario.log" | sed 's/^/    /'
+fi
+echo "  guest kernel log (tail):"
+tail -n 25 "$(if [ -s "$out/dmesg.txt" ]; then echo "$out/dmesg.txt"; else echo "$run/console.log"; fi)" |
+	sed 's/^/    /'
+exit 1

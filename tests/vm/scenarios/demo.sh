@@ -1,0 +1,71 @@
+#!/bin/bash
+# The demo: show the machine before and after its persistent memory becomes
+# RAM.  The readable report goes to $PMEMRAM_OUT/report.txt, which the host
+# prints; the TAP stream checks that the report shows what it claims.
+set -u
+. ./lib.sh
+
+plan 5
+report=$PMEMRAM_OUT/report.txt
+dev=dax0.0
+
+section() { printf '\n=== %s ===\n' "$*" >>"$report"; }
+show() {
+	printf '$ %s\n' "$*" >>"$report"
+	"$@" >>"$report" 2>&1
+}
+
+state() {
+	section "$1"
+	printf 'MemTotal: %s kB\n' "$(meminfo_kb MemTotal)" >>"$report"
+	show numactl -H
+	show daxctl list -M
+	printf 'memory tiers:\n' >>"$report"
+	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+		[ -e "$t/nodelist" ] && printf '  %s: nodes %s\n' "$(basename "$t")" "$(cat "$t/nodelist")" >>"$report"
+	done
+}
+
+: >"$report"
+section "kernel"
+printf '%s\n' "$(uname -r)" "cmdline: $(cat /proc/cmdline)" >>"$report"
+
+section "memory-side caches (ACPI HMAT)"
+caches=0
+for c in /sys/devices/system/node/node*/memory_side_cache/index*; do
+	[ -d "$c" ] || continue
+	caches=$((caches + 1))
+	idx=$(cat "$c/indexing")
+	case $idx in 0) idx="direct-mapped" ;; 1) idx="complex" ;; *) idx="other ($idx)" ;; esac
+	printf '%s: size %d MiB, line %s B, %s, write policy %s\n' \
+		"${c#/sys/devices/system/}" $(($(cat "$c/size") >> 20)) "$(cat "$c/line_size")" \
+		"$idx" "$(cat "$c/write_policy")" >>"$report"
+done
+[ "$caches" != 0 ] || echo "none" >>"$report"
+
+section "page allocator shuffling"
+printf 'page_alloc.shuffle parameter: %s\n' \
+	"$(cat /sys/module/page_alloc/parameters/shuffle 2>/dev/null || echo absent)" >>"$report"
+for f in enabled reason order; do
+	[ -r "/sys/kernel/mm/shuffle/$f" ] &&
+		printf 'effective %s: %s\n' "$f" "$(cat "/sys/kernel/mm/shuffle/$f")" >>"$report"
+done
+
+must "create a devdax namespace" ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
+before_kb=$(meminfo_kb MemTotal)
+state "BEFORE: $dev is a device-dax character device"
+section "daxctl reconfigure-device --mode=system-ram $dev"
+start=$(date +%s.%N)
+ok "daxctl reconfigure-device --mode=system-ram" \
+	daxctl reconfigure-device --mode=system-ram "$dev"
+awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "took %.2f s\n", b - a }' >>"$report"
+state "AFTER: $dev is System RAM on node $(cat /sys/bus/dax/devices/$dev/target_node)"
+after_kb=$(meminfo_kb MemTotal)
+printf '\nMemTotal grew by %d MiB\n' $(((after_kb - before_kb) >> 10)) >>"$report"
+
+ok "the report shows a direct-mapped cache" grep -q "direct-mapped" "$report"
+ok "MemTotal grew" test "$after_kb" -gt "$before_kb"
+ok "node 2 has memory now" test "$(node_mem_mb 2)" -gt 0
+ok "daxctl reports $dev in system-ram mode" grep -Eq '"mode": ?"system-ram"' "$report"
+
+done_testing

@@ -1,0 +1,123 @@
+# TAP helpers and system probes for scenarios running inside the guest.
+# Sourced by each scenario; stdout is the TAP stream, stderr the log.
+
+_tap_n=0
+_tap_failed=0
+
+plan() { echo "1..$1"; }
+
+# ok DESCRIPTION CMD...: one assertion, passing when CMD succeeds.
+ok() {
+	local desc=$1 out rc=0
+	shift
+	_tap_n=$((_tap_n + 1))
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "ok $_tap_n - $desc"
+	else
+		_tap_failed=$((_tap_failed + 1))
+		echo "not ok $_tap_n - $desc"
+		echo "# command: $*"
+		echo "# exit status $rc"
+		[ -z "$out" ] || printf '%s\n' "$out" | head -n 20 | sed 's/^/# /'
+	fi
+	echo "[$_tap_n] $desc: rc=$rc" >&2
+}
+
+# is DESCRIPTION GOT EXPECTED: one assertion comparing two strings.
+is() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $_tap_n - $1"
+	else
+		_tap_failed=$((_tap_failed + 1))
+		echo "not ok $_tap_n - $1"
+		echo "# got:      '$2'"
+		echo "# expected: '$3'"
+	fi
+	echo "[$_tap_n] $1: got '$2' expected '$3'" >&2
+}
+
+# bail REASON: abort the scenario; the host reports the reason.
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# must DESCRIPTION CMD...: a step the rest of the scenario depends on.
+must() {
+	local desc=$1
+	shift
+	echo "+ $*" >&2
+	"$@" >&2 || bail "$desc failed: $*"
+}
+
+done_testing() { [ "$_tap_failed" = 0 ]; }
+
+# Show a step's output in the log and, as TAP comments, on the host.
+note() { echo "# $*"; }
+
+meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+block_size() { printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)"; }
+
+# kmem_ranges: "start end" (hex, inclusive) of each System RAM (kmem) range.
+kmem_ranges() {
+	sed -n 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM (kmem)$/\1 \2/p' /proc/iomem
+}
+
+# kmem_blocks: memory block numbers covered by the kmem ranges.
+kmem_blocks() {
+	local bs s e
+	bs=$(block_size)
+	kmem_ranges | while read -r s e; do
+		seq $((0x$s / bs)) $(((0x$e + 1) / bs - 1))
+	done
+}
+
+# zones_of_blocks: "state zone" of each block given on stdin, one per line.
+zones_of_blocks() {
+	local b
+	while read -r b; do
+		echo "$(cat "/sys/devices/system/memory/memory$b/state")" \
+			"$(cat "/sys/devices/system/memory/memory$b/valid_zones")"
+	done
+}
+
+# node_mem_mb N: the node's size from numactl -H, in MB.
+node_mem_mb() { numactl -H | awk -v n="$1" '$1 == "node" && $2 == n && $3 == "size:" {print $4}'; }
+
+# memtier_of_node N: the memory_tier directory whose nodelist holds node N.
+memtier_of_node() {
+	local t
+	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+		[ -f "$t/nodelist" ] || continue
+		if node_in_list "$1" "$(cat "$t/nodelist")"; then
+			basename "$t"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# node_in_list N LIST: LIST is a kernel range list such as 0-1,3.
+node_in_list() {
+	local r
+	for r in ${2//,/ }; do
+		if [ "${r#*-}" != "$r" ]; then
+			[ "$1" -ge "${r%-*}" ] && [ "$1" -le "${r#*-}" ] && return 0
+		else
+			[ "$1" = "$r" ] && return 0
+		fi
+	done
+	return 1
+}
+
+# iomem_chain NAME: the first /proc/iomem entry called NAME and its ancestors,
+# innermost first: "System RAM (kmem) < dax0.0 < Persistent Memory".
+iomem_chain() {
+	awk -v want="$1" '
+	{ match($0, /^ */); depth = RLENGTH / 2; sub(/^ *[0-9a-f]+-[0-9a-f]+ : /, "")
+	  name[depth] = $0 }
+	$0 == want { for (d = depth; d >= 0; d--) printf "%s%s", name[d], (d ? " < " : "\n"); exit }
+	' /proc/iomem
+}
