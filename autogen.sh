@@ -1,0 +1,6 @@
+#!/bin/sh
+# Regenerate the autotools build system (configure, Makefile.in, build-aux/).
+set -e
+cd "$(dirname "$0")"
+autoreconf -fi
+echo "Now run ./configure && make"

@@ -1,0 +1,148 @@
+/* pmemramctl: entry point, global options, subcommand dispatch and shared diagnostics. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <syslog.h>
+
+#include "ctl.h"
+#include "macro.h"
+
+static const struct {
+	const char *name;
+	ctl_command_fn fn;
+	const char *summary;
+} commands[] = {
+	{ "status", cmd_status, "Show NUMA nodes, memory-side caches, dax devices, memory blocks, shuffling" },
+};
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n"
+		"\n"
+		"Inspect and (later) manage persistent memory used as RAM.\n"
+		"\n"
+		"Options:\n"
+		"  -h --help       Show this help\n"
+		"  -V --version    Show the version\n"
+		"  -j --json       Print machine-readable JSON\n"
+		"\n"
+		"Commands:\n",
+		program_invocation_short_name);
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		fprintf(f, "  %-14s  %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Environment:\n"
+		"  PMEMRAM_SYSFS_ROOT  read sysfs from this directory instead of /sys\n"
+		"  PMEMRAM_LOG         library log level: err, info or debug\n"
+		"\n"
+		"See pmemramctl(8).\n");
+}
+
+_printf_(6, 0) static void log_to_stderr(struct pmemram_ctx *ctx, int priority, const char *file,
+					 int line, const char *fn, const char *format, va_list args)
+{
+	fprintf(stderr, "%s: %s:%d %s(): ", program_invocation_short_name, file, line, fn);
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+}
+
+int ctl_ctx_new(struct pmemram_ctx **ret_ctx)
+{
+	struct pmemram_ctx *ctx;
+	const char *root;
+	int r;
+
+	r = pmemram_ctx_new(&ctx);
+	if (r < 0) {
+		root = getenv("PMEMRAM_SYSFS_ROOT");
+		fprintf(stderr, "%s: cannot open sysfs root %s: %s\n", program_invocation_short_name,
+			root && *root ? root : "/sys", strerror(-r));
+		return r;
+	}
+
+	pmemram_ctx_set_log_fn(ctx, log_to_stderr);
+	*ret_ctx = ctx;
+	return 0;
+}
+
+int ctl_read_failed(struct pmemram_ctx *ctx, const char *what, int r)
+{
+	const char *path = pmemram_ctx_get_error_path(ctx);
+
+	if (path)
+		fprintf(stderr, "%s: cannot read %s: %s\n", program_invocation_short_name, path,
+			strerror(r < 0 ? -r : r));
+	else
+		fprintf(stderr, "%s: cannot read %s: %s\n", program_invocation_short_name, what,
+			strerror(r < 0 ? -r : r));
+	return CTL_EXIT_SYSTEM;
+}
+
+int ctl_usage_error(const char *command, const char *format, ...)
+{
+	va_list args;
+
+	fprintf(stderr, "%s%s%s: ", program_invocation_short_name, command ? " " : "", command ? command : "");
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", program_invocation_short_name);
+	return CTL_EXIT_USAGE;
+}
+
+int ctl_unknown_option(const char *command, char **argv)
+{
+	if (optopt)
+		return ctl_usage_error(command, "invalid option -- '%c'", optopt);
+	return ctl_usage_error(command, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{},
+	};
+	struct ctl_globals g = {};
+	int c;
+
+	/* "+": stop at the command name, its options are its own. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hVj", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			help(stdout);
+			return CTL_EXIT_OK;
+		case 'V':
+			printf("%s %s\n", program_invocation_short_name, PACKAGE_VERSION);
+			return CTL_EXIT_OK;
+		case 'j':
+			g.json = true;
+			break;
+		default:
+			return ctl_unknown_option(NULL, argv);
+		}
+	}
+
+	if (optind >= argc)
+		return ctl_usage_error(NULL, "missing command");
+
+	if (streq(argv[optind], "help")) {
+		help(stdout);
+		return CTL_EXIT_OK;
+	}
+
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(argv[optind], commands[i].name)) {
+			int first = optind;
+
+			/* Subcommands run getopt afresh over their own arguments. */
+			optind = 0;
+			return commands[i].fn(&g, argc - first, argv + first);
+		}
+
+	return ctl_usage_error(NULL, "unknown command '%s'", argv[optind]);
+}

@@ -1,0 +1,409 @@
+/* pmemramctl status: nodes, memory-side caches, dax devices, memory blocks and shuffling, human or JSON. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+
+#include "ctl.h"
+#include "macro.h"
+
+#define STATUS_SCHEMA_VERSION 1
+
+/* Everything status shows, read up front so output is all-or-nothing. */
+struct status {
+	const char *sysfs_root;
+	struct pmemram_topology *topology;
+	struct pmemram_memory *memory;
+	struct pmemram_memory_summary *summary;
+	struct pmemram_dax_list *dax;
+	struct pmemram_shuffle shuffle;
+};
+
+static void status_done(struct status *s)
+{
+	s->topology = pmemram_topology_free(s->topology);
+	s->summary = pmemram_memory_summary_free(s->summary);
+	s->memory = pmemram_memory_free(s->memory);
+	s->dax = pmemram_dax_list_free(s->dax);
+}
+
+static int status_read(struct pmemram_ctx *ctx, struct status *s)
+{
+	int r;
+
+	s->sysfs_root = pmemram_ctx_get_sysfs_root(ctx);
+
+	r = pmemram_topology_read(ctx, &s->topology);
+	if (r < 0)
+		return ctl_read_failed(ctx, "NUMA nodes", r);
+	r = pmemram_memory_read(ctx, &s->memory);
+	if (r < 0)
+		return ctl_read_failed(ctx, "memory blocks", r);
+	r = pmemram_memory_summarize(s->memory, &s->summary);
+	if (r < 0)
+		return ctl_read_failed(ctx, "memory blocks", r);
+	r = pmemram_dax_list_read(ctx, &s->dax);
+	if (r < 0)
+		return ctl_read_failed(ctx, "dax devices", r);
+	r = pmemram_shuffle_read(ctx, &s->shuffle);
+	if (r < 0)
+		return ctl_read_failed(ctx, "page shuffling state", r);
+	return CTL_EXIT_OK;
+}
+
+/* ---- human output ---------------------------------------------------------- */
+
+static const char *node_kind(const struct pmemram_node *n)
+{
+	if (n->has_cpu && n->has_memory)
+		return "cpu+memory";
+	if (n->has_memory)
+		return "memory-only";
+	if (n->has_cpu)
+		return "cpu-only";
+	return "empty";
+}
+
+static void print_nodes(const struct status *s)
+{
+	char size[32];
+
+	printf("NUMA nodes:\n");
+	for (size_t i = 0; i < s->topology->n_nodes; i++) {
+		const struct pmemram_node *n = &s->topology->nodes[i];
+
+		printf("  node%-3d %-12s MemTotal %-10s", n->id, node_kind(n),
+		       pmemram_format_size(n->mem_total, size, sizeof(size)));
+		if (n->tier >= 0)
+			printf(" tier %d", n->tier);
+		printf("\n");
+
+		for (size_t k = 0; k < n->n_caches; k++) {
+			const struct pmemram_cache *c = &n->caches[k];
+
+			printf("          memory-side cache L%u: %s", c->level,
+			       pmemram_format_size(c->size, size, sizeof(size)));
+			printf(", line %s, %s, %s\n", pmemram_format_size(c->line_size, size, sizeof(size)),
+			       pmemram_cache_indexing_to_string(c->indexing),
+			       pmemram_cache_write_policy_to_string(c->write_policy));
+		}
+
+		if (n->access0.present)
+			printf("          access0: latency %" PRIu64 "/%" PRIu64 " ns, bandwidth %" PRIu64
+			       "/%" PRIu64 " MB/s (read/write)\n",
+			       n->access0.read_latency, n->access0.write_latency, n->access0.read_bandwidth,
+			       n->access0.write_bandwidth);
+	}
+}
+
+static void print_dax(const struct status *s)
+{
+	char size[32];
+
+	printf("DAX devices:\n");
+	if (s->dax->n_devices == 0)
+		printf("  none\n");
+
+	for (size_t i = 0; i < s->dax->n_devices; i++) {
+		const struct pmemram_dax *d = &s->dax->devices[i];
+
+		printf("  %-8s %-11s", d->name, pmemram_dax_mode_to_string(d->mode));
+		if (d->target_node >= 0)
+			printf(" node %-3d", d->target_node);
+		else
+			printf(" no node ");
+		printf(" %s", pmemram_format_size(d->size, size, sizeof(size)));
+		if (d->mode == PMEMRAM_DAX_OTHER)
+			printf(" (driver %s)", d->driver);
+		printf("\n");
+	}
+}
+
+static void print_blocks(const struct status *s)
+{
+	char size[32];
+
+	printf("Memory blocks: %zu of %s, auto_online_blocks: %s\n", s->memory->n_blocks,
+	       pmemram_format_size(s->memory->block_size, size, sizeof(size)),
+	       pmemram_auto_online_to_string(s->memory->auto_online));
+
+	for (size_t i = 0; i < s->summary->n_nodes; i++) {
+		const struct pmemram_memory_node_summary *n = &s->summary->nodes[i];
+		const char *sep = " (";
+
+		if (n->node >= 0)
+			printf("  node%-3d online %zu", n->node, n->online_total);
+		else
+			printf("  no node online %zu", n->online_total);
+
+		for (int z = 0; z < _PMEMRAM_ZONE_MAX; z++) {
+			if (n->online[z] == 0)
+				continue;
+			printf("%s%s %zu", sep, pmemram_zone_to_string((enum pmemram_zone)z), n->online[z]);
+			sep = ", ";
+		}
+		printf("%s, offline %zu", n->online_total > 0 ? ")" : "", n->offline);
+		if (n->going_offline > 0)
+			printf(", going-offline %zu", n->going_offline);
+		printf("\n");
+	}
+}
+
+static void print_shuffle(const struct status *s)
+{
+	const struct pmemram_shuffle *sh = &s->shuffle;
+
+	switch (sh->source) {
+	case PMEMRAM_SHUFFLE_SYSFS:
+		printf("Page shuffling: %s (reason %s, order %d)\n", sh->enabled ? "enabled" : "disabled",
+		       sh->reason, sh->order);
+		break;
+	case PMEMRAM_SHUFFLE_PARAMETER:
+		printf("Page shuffling: page_alloc.shuffle=%s (stock kernel: effective state not reported)\n",
+		       sh->enabled ? "Y" : "N");
+		break;
+	default:
+		printf("Page shuffling: not available (kernel without CONFIG_SHUFFLE_PAGE_ALLOCATOR)\n");
+		break;
+	}
+}
+
+static int print_human(const struct status *s)
+{
+	print_nodes(s);
+	print_dax(s);
+	print_blocks(s);
+	print_shuffle(s);
+	return 0;
+}
+
+/* ---- JSON output ------------------------------------------------------------ */
+
+/* Builders keep going after an allocation failure; *err remembers it. */
+static void json_add(int *err, struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!o || !v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		*err = -ENOMEM;
+	}
+}
+
+static void json_add_null(int *err, struct json_object *o, const char *key)
+{
+	if (!o || json_object_object_add(o, key, NULL) < 0)
+		*err = -ENOMEM;
+}
+
+static void json_append(int *err, struct json_object *a, struct json_object *v)
+{
+	if (!a || !v || json_object_array_add(a, v) < 0) {
+		json_object_put(v);
+		*err = -ENOMEM;
+	}
+}
+
+/* An int where negative means "none": JSON null. */
+static void json_add_optional_int(int *err, struct json_object *o, const char *key, int v)
+{
+	if (v < 0)
+		json_add_null(err, o, key);
+	else
+		json_add(err, o, key, json_object_new_int(v));
+}
+
+static struct json_object *json_cache(int *err, const struct pmemram_cache *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add(err, o, "level", json_object_new_uint64(c->level));
+	json_add(err, o, "size_bytes", json_object_new_uint64(c->size));
+	json_add(err, o, "line_size_bytes", json_object_new_uint64(c->line_size));
+	json_add(err, o, "indexing", json_object_new_string(pmemram_cache_indexing_to_string(c->indexing)));
+	json_add(err, o, "write_policy",
+		 json_object_new_string(pmemram_cache_write_policy_to_string(c->write_policy)));
+	return o;
+}
+
+static struct json_object *json_node(int *err, const struct pmemram_node *n)
+{
+	struct json_object *o = json_object_new_object(), *caches = json_object_new_array();
+
+	json_add(err, o, "node", json_object_new_int(n->id));
+	json_add(err, o, "has_cpu", json_object_new_boolean(n->has_cpu));
+	json_add(err, o, "has_memory", json_object_new_boolean(n->has_memory));
+	json_add(err, o, "mem_total_bytes", json_object_new_uint64(n->mem_total));
+	json_add_optional_int(err, o, "tier", n->tier);
+
+	for (size_t k = 0; k < n->n_caches; k++)
+		json_append(err, caches, json_cache(err, &n->caches[k]));
+	json_add(err, o, "memory_side_caches", caches);
+
+	if (n->access0.present) {
+		struct json_object *a = json_object_new_object();
+
+		json_add(err, a, "read_latency_ns", json_object_new_uint64(n->access0.read_latency));
+		json_add(err, a, "write_latency_ns", json_object_new_uint64(n->access0.write_latency));
+		json_add(err, a, "read_bandwidth_mbps", json_object_new_uint64(n->access0.read_bandwidth));
+		json_add(err, a, "write_bandwidth_mbps", json_object_new_uint64(n->access0.write_bandwidth));
+		json_add(err, o, "access0", a);
+	} else
+		json_add_null(err, o, "access0");
+	return o;
+}
+
+static struct json_object *json_dax(int *err, const struct pmemram_dax *d)
+{
+	struct json_object *o = json_object_new_object();
+	char resource[32];
+
+	json_add(err, o, "device", json_object_new_string(d->name));
+	if (d->driver[0])
+		json_add(err, o, "driver", json_object_new_string(d->driver));
+	else
+		json_add_null(err, o, "driver");
+	json_add(err, o, "mode", json_object_new_string(pmemram_dax_mode_to_string(d->mode)));
+	json_add_optional_int(err, o, "target_node", d->target_node);
+	json_add(err, o, "size_bytes", json_object_new_uint64(d->size));
+	if (d->align > 0)
+		json_add(err, o, "align_bytes", json_object_new_uint64(d->align));
+	else
+		json_add_null(err, o, "align_bytes");
+	if (d->has_resource) {
+		snprintf(resource, sizeof(resource), "%#" PRIx64, d->resource);
+		json_add(err, o, "resource", json_object_new_string(resource));
+	} else
+		json_add_null(err, o, "resource");
+	return o;
+}
+
+static struct json_object *json_block_node(int *err, const struct pmemram_memory_node_summary *n)
+{
+	struct json_object *o = json_object_new_object(), *online = json_object_new_object();
+
+	json_add_optional_int(err, o, "node", n->node);
+	for (int z = 0; z < _PMEMRAM_ZONE_MAX; z++)
+		if (n->online[z] > 0)
+			json_add(err, online, pmemram_zone_to_string((enum pmemram_zone)z),
+				 json_object_new_uint64(n->online[z]));
+	json_add(err, o, "online", online);
+	json_add(err, o, "online_total", json_object_new_uint64(n->online_total));
+	json_add(err, o, "offline", json_object_new_uint64(n->offline));
+	json_add(err, o, "going_offline", json_object_new_uint64(n->going_offline));
+	return o;
+}
+
+static struct json_object *json_shuffle(int *err, const struct pmemram_shuffle *sh)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add(err, o, "source", json_object_new_string(pmemram_shuffle_source_to_string(sh->source)));
+	if (sh->source == PMEMRAM_SHUFFLE_UNAVAILABLE) {
+		json_add_null(err, o, "enabled");
+		json_add_null(err, o, "reason");
+	} else {
+		json_add(err, o, "enabled", json_object_new_boolean(sh->enabled));
+		json_add(err, o, "reason", json_object_new_string(sh->reason));
+	}
+	json_add_optional_int(err, o, "order", sh->order);
+	return o;
+}
+
+static int print_json(const struct status *s)
+{
+	struct json_object *root = json_object_new_object(), *nodes = json_object_new_array(),
+			   *dax = json_object_new_array(), *memory = json_object_new_object(),
+			   *per_node = json_object_new_array();
+	const char *text;
+	int err = 0;
+
+	json_add(&err, root, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
+	json_add(&err, root, "sysfs_root", json_object_new_string(s->sysfs_root));
+
+	for (size_t i = 0; i < s->topology->n_nodes; i++)
+		json_append(&err, nodes, json_node(&err, &s->topology->nodes[i]));
+	json_add(&err, root, "nodes", nodes);
+
+	for (size_t i = 0; i < s->dax->n_devices; i++)
+		json_append(&err, dax, json_dax(&err, &s->dax->devices[i]));
+	json_add(&err, root, "dax_devices", dax);
+
+	json_add(&err, memory, "block_size_bytes", json_object_new_uint64(s->memory->block_size));
+	json_add(&err, memory, "auto_online_blocks",
+		 json_object_new_string(pmemram_auto_online_to_string(s->memory->auto_online)));
+	json_add(&err, memory, "blocks", json_object_new_uint64(s->memory->n_blocks));
+	for (size_t i = 0; i < s->summary->n_nodes; i++)
+		json_append(&err, per_node, json_block_node(&err, &s->summary->nodes[i]));
+	json_add(&err, memory, "nodes", per_node);
+	json_add(&err, root, "memory", memory);
+
+	json_add(&err, root, "shuffle", json_shuffle(&err, &s->shuffle));
+
+	text = err < 0 ? NULL : json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		printf("%s\n", text);
+	json_object_put(root);
+	return text ? 0 : -ENOMEM;
+}
+
+/* ---- command ---------------------------------------------------------------- */
+
+static void status_help(void)
+{
+	printf("Usage: %s status [--json]\n"
+	       "\n"
+	       "Show NUMA nodes (cpu/memory, MemTotal, memory tier, memory-side caches, access0\n"
+	       "performance), dax devices, memory blocks per node and zone, the auto-online policy\n"
+	       "and the page allocator shuffling state.\n"
+	       "\n"
+	       "  -h --help   Show this help\n"
+	       "  -j --json   Print JSON (schema in pmemramctl(8))\n",
+	       program_invocation_short_name);
+}
+
+int cmd_status(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{},
+	};
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
+	_cleanup_(status_done) struct status s = {};
+	bool json = g->json;
+	int c, r;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hj", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			status_help();
+			return CTL_EXIT_OK;
+		case 'j':
+			json = true;
+			break;
+		default:
+			return ctl_unknown_option("status", argv);
+		}
+	}
+	if (optind < argc)
+		return ctl_usage_error("status", "unexpected argument '%s'", argv[optind]);
+
+	r = ctl_ctx_new(&ctx);
+	if (r < 0)
+		return CTL_EXIT_SYSTEM;
+
+	r = status_read(ctx, &s);
+	if (r != CTL_EXIT_OK)
+		return r;
+
+	r = json ? print_json(&s) : print_human(&s);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot format status: %s\n", program_invocation_short_name, strerror(-r));
+		return CTL_EXIT_SYSTEM;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "%s: cannot write output: %m\n", program_invocation_short_name);
+		return CTL_EXIT_SYSTEM;
+	}
+	return CTL_EXIT_OK;
+}

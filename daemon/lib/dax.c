@@ -1,0 +1,122 @@
+/* dax devices from bus/dax/devices/daxX.Y: bound driver (mode), target node, size, align, resource. */
+#include "pmemram-private.h"
+
+#define DAX_DIR "bus/dax/devices"
+
+/* "dax0.0": region and instance numbers, nothing else. */
+static bool dax_name_is_valid(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	unsigned long v;
+	char region[16];
+	size_t len;
+
+	if (!dot || strncmp(name, "dax", 3) != 0)
+		return false;
+	len = (size_t)(dot - name);
+	if (len >= sizeof(region))
+		return false;
+	memcpy(region, name, len);
+	region[len] = '\0';
+
+	return sysfs_name_index(region, "dax", &v) >= 0 && sysfs_name_index(dot + 1, "", &v) >= 0;
+}
+
+static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram_dax *ret)
+{
+	struct pmemram_dax d = { .target_node = -1 };
+	char dir[64], path[96];
+	int r;
+
+	if (!dax_name_is_valid(name) || strlen(name) >= sizeof(d.name))
+		return log_debug_errno(ctx, -EINVAL, "unexpected dax device name %s", name);
+	strcpy(d.name, name);
+	r = path_printf(dir, sizeof(dir), DAX_DIR "/%s", name);
+	if (r < 0)
+		return r;
+
+	r = sysfs_read_link_name(ctx, SYSFS_JOIN(path, dir, "driver"), d.driver, sizeof(d.driver));
+	if (sysfs_absent(ctx, r))
+		d.driver[0] = '\0'; /* unbound */
+	else if (r < 0)
+		return r;
+	d.mode = pmemram_dax_mode_from_driver(d.driver);
+
+	r = sysfs_read_int(ctx, SYSFS_JOIN(path, dir, "target_node"), &d.target_node);
+	if (r < 0)
+		return r;
+	if (d.target_node < -1 || d.target_node >= PMEMRAM_MAX_NODES) {
+		pmemram_ctx_set_error_path(ctx, path);
+		return log_debug_errno(ctx, -EINVAL, "%s: target node %d out of range", name, d.target_node);
+	}
+
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "size"), &d.size);
+	if (r < 0)
+		return r;
+
+	/* align appeared in 5.10; older kernels: 0 means "not reported". */
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "align"), &d.align);
+	if (sysfs_absent(ctx, r))
+		d.align = 0;
+	else if (r < 0)
+		return r;
+
+	/* resource is root-only (0400): unreadable is not an error for a status query. */
+	r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "resource"), &d.resource);
+	if (r == -EACCES || sysfs_absent(ctx, r))
+		pmemram_ctx_clear_error(ctx);
+	else if (r < 0)
+		return r;
+	else
+		d.has_resource = true;
+
+	*ret = d;
+	return 0;
+}
+
+struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l)
+{
+	if (!l)
+		return NULL;
+	free(l->devices);
+	free(l);
+	return NULL;
+}
+
+int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+
+	r = sysfs_dir_read(ctx, DAX_DIR, "dax", PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (sysfs_absent(ctx, r))
+		goto done; /* dax bus not registered: no devices */
+	if (r < 0)
+		return r;
+
+	if (dir.n > 0) {
+		l->devices = calloc(dir.n, sizeof(*l->devices));
+		if (!l->devices)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < dir.n; i++) {
+		r = read_device(ctx, dir.names[i], &l->devices[i]);
+		if (r < 0)
+			return r;
+		l->n_devices++;
+	}
+
+done:
+	log_debug(ctx, "%zu dax devices", l->n_devices);
+	*ret = TAKE_PTR(l);
+	return 0;
+}

@@ -1,0 +1,202 @@
+/* Memory blocks (devices/system/memory/memoryN): block size, auto-online policy, state, zones, node. */
+#include "pmemram-private.h"
+
+#define MEMORY_DIR "devices/system/memory"
+
+/* The nodeN link inside a block directory; -1 when there is none. */
+static int read_block_node(struct pmemram_ctx *ctx, const char *dir, int *ret)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir links = {};
+	unsigned long node;
+	int r;
+
+	/* A block belongs to at most one node; a second link would be a kernel bug. */
+	r = sysfs_dir_read(ctx, dir, "node", 2, &links);
+	if (r < 0)
+		return r;
+	if (links.n == 0) {
+		*ret = -1;
+		return 0;
+	}
+	if (links.n > 1)
+		return log_debug_errno(ctx, -EINVAL, "%s: block linked to several nodes", dir);
+
+	r = sysfs_name_index(links.names[0], "node", &node);
+	if (r < 0 || node >= PMEMRAM_MAX_NODES)
+		return log_debug_errno(ctx, -EINVAL, "%s: bad node link %s", dir, links.names[0]);
+
+	*ret = (int)node;
+	return 0;
+}
+
+static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_memblock *ret)
+{
+	struct pmemram_memblock b = {};
+	char dir[64], path[96];
+	int state, r;
+
+	r = sysfs_name_index(name, "memory", &b.id);
+	if (r < 0)
+		return log_debug_errno(ctx, r, "%s: not a memory block name", name);
+
+	r = path_printf(dir, sizeof(dir), MEMORY_DIR "/%s", name);
+	if (r < 0)
+		return r;
+
+	r = sysfs_read_enum(ctx, SYSFS_JOIN(path, dir, "state"), pmemram_block_state_from_string, &state);
+	if (r < 0)
+		return r;
+	b.state = (enum pmemram_block_state)state;
+
+	r = sysfs_read_zones(ctx, SYSFS_JOIN(path, dir, "valid_zones"), &b.zones);
+	if (r < 0)
+		return r;
+
+	r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "phys_index"), &b.phys_index);
+	if (r < 0)
+		return r;
+
+	/* "removable" is deprecated (always 1 since 5.9) and may disappear: optional. */
+	r = sysfs_read_bool(ctx, SYSFS_JOIN(path, dir, "removable"), &b.removable);
+	if (sysfs_absent(ctx, r))
+		b.removable = false;
+	else if (r < 0)
+		return r;
+
+	r = read_block_node(ctx, dir, &b.node);
+	if (r < 0)
+		return r;
+
+	*ret = b;
+	return 0;
+}
+
+struct pmemram_memory *pmemram_memory_free(struct pmemram_memory *m)
+{
+	if (!m)
+		return NULL;
+	free(m->blocks);
+	free(m);
+	return NULL;
+}
+
+int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
+{
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	int policy, r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+
+	r = sysfs_read_hex(ctx, MEMORY_DIR "/block_size_bytes", &m->block_size);
+	if (r < 0)
+		return r;
+	if (m->block_size == 0 || (m->block_size & (m->block_size - 1)) != 0) {
+		pmemram_ctx_set_error_path(ctx, MEMORY_DIR "/block_size_bytes");
+		return log_debug_errno(ctx, -EINVAL, "block size %#" PRIx64 " is not a power of two",
+				       m->block_size);
+	}
+
+	r = sysfs_read_enum(ctx, MEMORY_DIR "/auto_online_blocks", pmemram_auto_online_from_string,
+			    &policy);
+	if (r < 0)
+		return r;
+	m->auto_online = (enum pmemram_auto_online)policy;
+
+	r = sysfs_dir_read(ctx, MEMORY_DIR, "memory", PMEMRAM_MAX_BLOCKS, &dir);
+	if (r < 0)
+		return r;
+
+	if (dir.n > 0) {
+		m->blocks = calloc(dir.n, sizeof(*m->blocks));
+		if (!m->blocks)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i < dir.n; i++) {
+		r = read_block(ctx, dir.names[i], &m->blocks[i]);
+		if (r < 0)
+			return r;
+		m->n_blocks++;
+	}
+
+	log_debug(ctx, "%zu memory blocks of %#" PRIx64 " bytes", m->n_blocks, m->block_size);
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+struct pmemram_memory_summary *pmemram_memory_summary_free(struct pmemram_memory_summary *s)
+{
+	if (!s)
+		return NULL;
+	free(s->nodes);
+	free(s);
+	return NULL;
+}
+
+int pmemram_memory_summarize(const struct pmemram_memory *m, struct pmemram_memory_summary **ret)
+{
+	_cleanup_(pmemram_memory_summary_freep) struct pmemram_memory_summary *s = NULL;
+	_cleanup_(freep) struct pmemram_memory_node_summary *slots = NULL;
+	size_t used = 0;
+
+	if (!m || !ret)
+		return -EINVAL;
+
+	/* Slot 0 collects blocks without a node, slot n + 1 node n: output comes out sorted. */
+	slots = calloc(PMEMRAM_MAX_NODES + 1, sizeof(*slots));
+	s = calloc(1, sizeof(*s));
+	if (!slots || !s)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < m->n_blocks; i++) {
+		const struct pmemram_memblock *b = &m->blocks[i];
+		struct pmemram_memory_node_summary *n;
+
+		if (b->node < -1 || b->node >= PMEMRAM_MAX_NODES || b->zones.first >= _PMEMRAM_ZONE_MAX)
+			return -EINVAL;
+		n = &slots[b->node + 1];
+
+		switch (b->state) {
+		case PMEMRAM_BLOCK_ONLINE:
+			n->online[b->zones.first]++;
+			n->online_total++;
+			break;
+		case PMEMRAM_BLOCK_OFFLINE:
+			n->offline++;
+			break;
+		case PMEMRAM_BLOCK_GOING_OFFLINE:
+			n->going_offline++;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+
+	for (size_t i = 0; i <= PMEMRAM_MAX_NODES; i++)
+		if (slots[i].online_total + slots[i].offline + slots[i].going_offline > 0)
+			used++;
+
+	if (used > 0) {
+		s->nodes = calloc(used, sizeof(*s->nodes));
+		if (!s->nodes)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i <= PMEMRAM_MAX_NODES; i++) {
+		if (slots[i].online_total + slots[i].offline + slots[i].going_offline == 0)
+			continue;
+		s->nodes[s->n_nodes] = slots[i];
+		s->nodes[s->n_nodes].node = (int)i - 1;
+		s->n_nodes++;
+	}
+
+	*ret = TAKE_PTR(s);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/* Enum <-> string tables for the kernel's words (zones, block states, policies) and size formatting. */
+#include <inttypes.h>
+
+#include "pmemram-private.h"
+
+static const char *const zone_names[_PMEMRAM_ZONE_MAX] = {
+	[PMEMRAM_ZONE_NONE] = "none",	    [PMEMRAM_ZONE_DMA] = "DMA",
+	[PMEMRAM_ZONE_DMA32] = "DMA32",	    [PMEMRAM_ZONE_NORMAL] = "Normal",
+	[PMEMRAM_ZONE_HIGHMEM] = "HighMem", [PMEMRAM_ZONE_MOVABLE] = "Movable",
+	[PMEMRAM_ZONE_DEVICE] = "Device",
+};
+
+static const char *const block_state_names[_PMEMRAM_BLOCK_STATE_MAX] = {
+	[PMEMRAM_BLOCK_OFFLINE] = "offline",
+	[PMEMRAM_BLOCK_ONLINE] = "online",
+	[PMEMRAM_BLOCK_GOING_OFFLINE] = "going-offline",
+};
+
+static const char *const auto_online_names[_PMEMRAM_AUTO_ONLINE_MAX] = {
+	[PMEMRAM_AUTO_ONLINE_OFFLINE] = "offline",
+	[PMEMRAM_AUTO_ONLINE_ONLINE] = "online",
+	[PMEMRAM_AUTO_ONLINE_KERNEL] = "online_kernel",
+	[PMEMRAM_AUTO_ONLINE_MOVABLE] = "online_movable",
+};
+
+static const char *const cache_indexing_names[_PMEMRAM_CACHE_INDEXING_MAX] = {
+	[PMEMRAM_CACHE_DIRECT_MAPPED] = "direct-mapped",
+	[PMEMRAM_CACHE_COMPLEX] = "complex",
+	[PMEMRAM_CACHE_INDEXING_OTHER] = "other",
+};
+
+static const char *const cache_write_policy_names[_PMEMRAM_CACHE_WRITE_POLICY_MAX] = {
+	[PMEMRAM_CACHE_WRITE_BACK] = "write-back",
+	[PMEMRAM_CACHE_WRITE_THROUGH] = "write-through",
+	[PMEMRAM_CACHE_WRITE_OTHER] = "other",
+};
+
+static const char *const dax_mode_names[_PMEMRAM_DAX_MODE_MAX] = {
+	[PMEMRAM_DAX_UNBOUND] = "unbound",
+	[PMEMRAM_DAX_DEVDAX] = "devdax",
+	[PMEMRAM_DAX_SYSTEM_RAM] = "system-ram",
+	[PMEMRAM_DAX_OTHER] = "other",
+};
+
+static const char *const shuffle_source_names[_PMEMRAM_SHUFFLE_SOURCE_MAX] = {
+	[PMEMRAM_SHUFFLE_UNAVAILABLE] = "unavailable",
+	[PMEMRAM_SHUFFLE_SYSFS] = "sysfs",
+	[PMEMRAM_SHUFFLE_PARAMETER] = "parameter",
+};
+
+static const char *table_to_string(const char *const *table, size_t n, int i)
+{
+	if (i < 0 || (size_t)i >= n)
+		return NULL;
+	return table[i];
+}
+
+static int table_from_string(const char *const *table, size_t n, const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (table[i] && streq(table[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+#define TABLE_TO_STRING(table, i) table_to_string((table), ELEMENTSOF(table), (int)(i))
+#define TABLE_FROM_STRING(table, s) table_from_string((table), ELEMENTSOF(table), (s))
+
+const char *pmemram_zone_to_string(enum pmemram_zone z)
+{
+	return TABLE_TO_STRING(zone_names, z);
+}
+
+int pmemram_zone_from_string(const char *s)
+{
+	return TABLE_FROM_STRING(zone_names, s);
+}
+
+const char *pmemram_block_state_to_string(enum pmemram_block_state s)
+{
+	return TABLE_TO_STRING(block_state_names, s);
+}
+
+int pmemram_block_state_from_string(const char *s)
+{
+	return TABLE_FROM_STRING(block_state_names, s);
+}
+
+const char *pmemram_auto_online_to_string(enum pmemram_auto_online a)
+{
+	return TABLE_TO_STRING(auto_online_names, a);
+}
+
+int pmemram_auto_online_from_string(const char *s)
+{
+	return TABLE_FROM_STRING(auto_online_names, s);
+}
+
+const char *pmemram_cache_indexing_to_string(enum pmemram_cache_indexing i)
+{
+	return TABLE_TO_STRING(cache_indexing_names, i);
+}
+
+const char *pmemram_cache_write_policy_to_string(enum pmemram_cache_write_policy w)
+{
+	return TABLE_TO_STRING(cache_write_policy_names, w);
+}
+
+const char *pmemram_dax_mode_to_string(enum pmemram_dax_mode m)
+{
+	return TABLE_TO_STRING(dax_mode_names, m);
+}
+
+enum pmemram_dax_mode pmemram_dax_mode_from_driver(const char *driver)
+{
+	if (!driver || !*driver)
+		return PMEMRAM_DAX_UNBOUND;
+	if (streq(driver, "kmem"))
+		return PMEMRAM_DAX_SYSTEM_RAM;
+	if (streq(driver, "device_dax"))
+		return PMEMRAM_DAX_DEVDAX;
+	return PMEMRAM_DAX_OTHER;
+}
+
+const char *pmemram_shuffle_source_to_string(enum pmemram_shuffle_source s)
+{
+	return TABLE_TO_STRING(shuffle_source_names, s);
+}
+
+char *pmemram_format_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	size_t u = 0;
+
+	if (!buf || size == 0)
+		return NULL;
+
+	while (u + 1 < ELEMENTSOF(units) && bytes >= (UINT64_C(1) << (10 * (u + 1))))
+		u++;
+
+	if (u == 0 || bytes % (UINT64_C(1) << (10 * u)) == 0)
+		snprintf(buf, size, "%" PRIu64 " %s", bytes >> (10 * u), units[u]);
+	else
+		snprintf(buf, size, "%.1f %s", (double)bytes / (double)(UINT64_C(1) << (10 * u)), units[u]);
+	return buf;
+}

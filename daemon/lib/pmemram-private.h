@@ -1,0 +1,77 @@
+/* Internal interfaces of libpmemram: logging macros, sysfs attribute I/O, cleanup helpers. */
+#pragma once
+
+#include <inttypes.h>
+#include <syslog.h>
+
+#include "macro.h"
+#include "pmemram.h"
+
+/* Largest sysfs attribute we read (one page) plus a terminating NUL. */
+#define SYSFS_ATTR_MAX 4096
+
+/* ---- logging: library code logs at debug only, through the caller's fn ---- */
+
+void pmemram_log(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
+		 const char *format, ...) _printf_(6, 7);
+
+#define log_debug(ctx, ...)                                                                  \
+	do {                                                                                 \
+		if (pmemram_ctx_get_log_priority(ctx) >= LOG_DEBUG)                          \
+			pmemram_log((ctx), LOG_DEBUG, __FILE__, __LINE__, __func__, __VA_ARGS__); \
+	} while (0)
+
+/* Log at debug and return the (negative) error, for "return log_debug_errno(...)". */
+#define log_debug_errno(ctx, err, ...)          \
+	({                                      \
+		int _e_ = (err);                \
+		log_debug((ctx), __VA_ARGS__);  \
+		_e_ < 0 ? _e_ : -_e_;           \
+	})
+
+/* Remember "<root>/<path>" as the file behind the current failure. */
+void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path);
+
+/* ---- sysfs attributes, all paths relative to the context's root ---------- */
+
+/* For optional files: true (and the error forgotten) when r is -ENOENT. */
+bool sysfs_absent(struct pmemram_ctx *ctx, int r);
+/* Read an attribute, strip the trailing newline.  -E2BIG when it does not fit. */
+int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size);
+int sysfs_read_u64(struct pmemram_ctx *ctx, const char *path, uint64_t *ret);
+int sysfs_read_hex(struct pmemram_ctx *ctx, const char *path, uint64_t *ret);
+int sysfs_read_int(struct pmemram_ctx *ctx, const char *path, int *ret);
+int sysfs_read_bool(struct pmemram_ctx *ctx, const char *path, bool *ret);
+int sysfs_read_nodemask(struct pmemram_ctx *ctx, const char *path, struct pmemram_nodemask *ret);
+int sysfs_read_zones(struct pmemram_ctx *ctx, const char *path, struct pmemram_zones *ret);
+/* A word the kernel prints, mapped through a *_from_string() table; -EINVAL when unknown. */
+int sysfs_read_enum(struct pmemram_ctx *ctx, const char *path, int (*from_string)(const char *s), int *ret);
+/* Decimal attributes dir/names[i] into ret_values[i], all or nothing; n <= SYSFS_MAX_ATTRS. */
+#define SYSFS_MAX_ATTRS 8
+int sysfs_read_u64_attrs(struct pmemram_ctx *ctx, const char *dir, const char *const *names, size_t n,
+			 uint64_t *ret_values);
+/* Basename of a symlink's target ("driver" -> "kmem"). */
+int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size);
+/* 1 if path exists, 0 if not, -errno on other failures. */
+int sysfs_exists(struct pmemram_ctx *ctx, const char *path);
+/* Write value, re-read and compare against expect (value when NULL); -EIO on mismatch. */
+int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect);
+
+/* Entries of a directory named <prefix><digit>..., sorted in version order. */
+struct sysfs_dir {
+	size_t n;
+	char **names;
+};
+
+int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix, size_t max,
+		   struct sysfs_dir *ret);
+void sysfs_dir_done(struct sysfs_dir *d);
+/* Numeric suffix of name after prefix ("memory32" -> 32); -EINVAL when not all digits. */
+int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret);
+
+/* "dir/attr" in buf, or NULL when it does not fit (the sysfs_read_* then return -EINVAL). */
+const char *sysfs_join(char *buf, size_t size, const char *dir, const char *attr);
+#define SYSFS_JOIN(buf, dir, attr) sysfs_join((buf), sizeof(buf), (dir), (attr))
+
+/* snprintf into a fixed path buffer, -ENAMETOOLONG on truncation. */
+int path_printf(char *buf, size_t size, const char *format, ...) _printf_(3, 4);

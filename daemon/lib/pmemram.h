@@ -1,0 +1,270 @@
+/* Public API of libpmemram: read-only discovery of memory, NUMA, dax and shuffle state from sysfs. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- context ----------------------------------------------------------- */
+
+struct pmemram_ctx;
+
+typedef void (*pmemram_log_fn)(struct pmemram_ctx *ctx, int priority, const char *file, int line,
+			       const char *fn, const char *format, va_list args);
+
+/* Root from $PMEMRAM_SYSFS_ROOT (default "/sys"), log priority from $PMEMRAM_LOG. */
+int pmemram_ctx_new(struct pmemram_ctx **ret_ctx);
+struct pmemram_ctx *pmemram_ctx_ref(struct pmemram_ctx *ctx);
+struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx);
+int pmemram_ctx_set_sysfs_root(struct pmemram_ctx *ctx, const char *root);
+const char *pmemram_ctx_get_sysfs_root(struct pmemram_ctx *ctx);
+int pmemram_ctx_get_sysfs_fd(struct pmemram_ctx *ctx);
+void pmemram_ctx_set_log_fn(struct pmemram_ctx *ctx, pmemram_log_fn fn);
+void pmemram_ctx_set_log_priority(struct pmemram_ctx *ctx, int priority);
+int pmemram_ctx_get_log_priority(struct pmemram_ctx *ctx);
+void pmemram_ctx_set_userdata(struct pmemram_ctx *ctx, void *userdata);
+void *pmemram_ctx_get_userdata(struct pmemram_ctx *ctx);
+/* Absolute path of the file behind the last failed sysfs access, or NULL. */
+const char *pmemram_ctx_get_error_path(struct pmemram_ctx *ctx);
+void pmemram_ctx_clear_error(struct pmemram_ctx *ctx);
+
+/* ---- pure parsers (no I/O; tests feed strings) --------------------------- */
+
+#define PMEMRAM_MAX_NODES 1024 /* MAX_NUMNODES with NODES_SHIFT=10 */
+
+struct pmemram_nodemask {
+	uint64_t bits[PMEMRAM_MAX_NODES / 64];
+};
+
+enum pmemram_zone {
+	PMEMRAM_ZONE_NONE, /* online block spanning several zones ("none") */
+	PMEMRAM_ZONE_DMA,
+	PMEMRAM_ZONE_DMA32,
+	PMEMRAM_ZONE_NORMAL,
+	PMEMRAM_ZONE_HIGHMEM,
+	PMEMRAM_ZONE_MOVABLE,
+	PMEMRAM_ZONE_DEVICE,
+	_PMEMRAM_ZONE_MAX,
+};
+
+struct pmemram_zones {
+	enum pmemram_zone first; /* current zone when online, default zone when offline */
+	unsigned mask;		 /* 1u << zone for every listed zone */
+};
+
+struct pmemram_meminfo_line {
+	int node;
+	char key[32];
+	uint64_t value; /* in kB when unit is "kB", otherwise a count */
+	bool kb;
+};
+
+int pmemram_parse_u64(const char *s, int base, uint64_t *ret);
+int pmemram_parse_int(const char *s, int *ret);
+int pmemram_parse_bool(const char *s, bool *ret);
+int pmemram_parse_range_list(const char *s, struct pmemram_nodemask *ret);
+int pmemram_parse_valid_zones(const char *s, struct pmemram_zones *ret);
+int pmemram_parse_meminfo_line(const char *line, struct pmemram_meminfo_line *ret);
+int pmemram_parse_meminfo_value(const char *text, const char *key, uint64_t *ret_bytes);
+int pmemram_parse_log_priority(const char *s, int *ret);
+
+bool pmemram_nodemask_test(const struct pmemram_nodemask *m, unsigned node);
+void pmemram_nodemask_set(struct pmemram_nodemask *m, unsigned node);
+unsigned pmemram_nodemask_weight(const struct pmemram_nodemask *m);
+/* Next set bit at or after "from", or -1. */
+int pmemram_nodemask_next(const struct pmemram_nodemask *m, unsigned from);
+#define PMEMRAM_NODEMASK_FOREACH(n, m) \
+	for (int n = pmemram_nodemask_next((m), 0); n >= 0; n = pmemram_nodemask_next((m), n + 1))
+
+/* ---- names --------------------------------------------------------------- */
+
+enum pmemram_block_state {
+	PMEMRAM_BLOCK_OFFLINE,
+	PMEMRAM_BLOCK_ONLINE,
+	PMEMRAM_BLOCK_GOING_OFFLINE,
+	_PMEMRAM_BLOCK_STATE_MAX,
+};
+
+enum pmemram_auto_online {
+	PMEMRAM_AUTO_ONLINE_OFFLINE,
+	PMEMRAM_AUTO_ONLINE_ONLINE,
+	PMEMRAM_AUTO_ONLINE_KERNEL,
+	PMEMRAM_AUTO_ONLINE_MOVABLE,
+	_PMEMRAM_AUTO_ONLINE_MAX,
+};
+
+enum pmemram_cache_indexing {
+	PMEMRAM_CACHE_DIRECT_MAPPED = 0,
+	PMEMRAM_CACHE_COMPLEX = 1,
+	PMEMRAM_CACHE_INDEXING_OTHER = 2,
+	_PMEMRAM_CACHE_INDEXING_MAX,
+};
+
+enum pmemram_cache_write_policy {
+	PMEMRAM_CACHE_WRITE_BACK = 0,
+	PMEMRAM_CACHE_WRITE_THROUGH = 1,
+	PMEMRAM_CACHE_WRITE_OTHER = 2,
+	_PMEMRAM_CACHE_WRITE_POLICY_MAX,
+};
+
+enum pmemram_dax_mode {
+	PMEMRAM_DAX_UNBOUND,
+	PMEMRAM_DAX_DEVDAX,
+	PMEMRAM_DAX_SYSTEM_RAM,
+	PMEMRAM_DAX_OTHER, /* bound to a driver we do not know */
+	_PMEMRAM_DAX_MODE_MAX,
+};
+
+enum pmemram_shuffle_source {
+	PMEMRAM_SHUFFLE_UNAVAILABLE, /* kernel without CONFIG_SHUFFLE_PAGE_ALLOCATOR */
+	PMEMRAM_SHUFFLE_SYSFS,	     /* patched kernel: kernel/mm/shuffle/ */
+	PMEMRAM_SHUFFLE_PARAMETER,   /* stock kernel: raw page_alloc.shuffle */
+	_PMEMRAM_SHUFFLE_SOURCE_MAX,
+};
+
+/* to_string functions return NULL for out-of-range values; from_string return -EINVAL. */
+const char *pmemram_zone_to_string(enum pmemram_zone z);
+int pmemram_zone_from_string(const char *s);
+const char *pmemram_block_state_to_string(enum pmemram_block_state s);
+int pmemram_block_state_from_string(const char *s);
+const char *pmemram_auto_online_to_string(enum pmemram_auto_online a);
+int pmemram_auto_online_from_string(const char *s);
+const char *pmemram_cache_indexing_to_string(enum pmemram_cache_indexing i);
+const char *pmemram_cache_write_policy_to_string(enum pmemram_cache_write_policy w);
+const char *pmemram_dax_mode_to_string(enum pmemram_dax_mode m);
+enum pmemram_dax_mode pmemram_dax_mode_from_driver(const char *driver);
+const char *pmemram_shuffle_source_to_string(enum pmemram_shuffle_source s);
+/* "128 MiB", "1.5 GiB", "512 B": exact integers where possible, one decimal otherwise. */
+char *pmemram_format_size(uint64_t bytes, char *buf, size_t size);
+
+/* ---- memory blocks ------------------------------------------------------- */
+
+#define PMEMRAM_MAX_BLOCKS (1u << 22)
+
+struct pmemram_memblock {
+	unsigned long id; /* N of memoryN */
+	uint64_t phys_index;
+	enum pmemram_block_state state;
+	struct pmemram_zones zones;
+	bool removable;
+	int node; /* -1 when the block has no nodeN link */
+};
+
+struct pmemram_memory {
+	uint64_t block_size;
+	enum pmemram_auto_online auto_online;
+	size_t n_blocks;
+	struct pmemram_memblock *blocks; /* sorted by id */
+};
+
+/* Per (node, zone) counts of online blocks and per-node offline counts. */
+struct pmemram_memory_node_summary {
+	int node;
+	size_t online[_PMEMRAM_ZONE_MAX];
+	size_t online_total;
+	size_t offline;
+	size_t going_offline;
+};
+
+struct pmemram_memory_summary {
+	size_t n_nodes;
+	struct pmemram_memory_node_summary *nodes; /* sorted by node, -1 first */
+};
+
+int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret);
+struct pmemram_memory *pmemram_memory_free(struct pmemram_memory *m);
+int pmemram_memory_summarize(const struct pmemram_memory *m, struct pmemram_memory_summary **ret);
+struct pmemram_memory_summary *pmemram_memory_summary_free(struct pmemram_memory_summary *s);
+
+/* ---- NUMA nodes ---------------------------------------------------------- */
+
+#define PMEMRAM_MAX_CACHE_LEVELS 8
+
+struct pmemram_cache {
+	unsigned level; /* L of indexL */
+	uint64_t size;
+	uint64_t line_size;
+	enum pmemram_cache_indexing indexing;
+	enum pmemram_cache_write_policy write_policy;
+};
+
+struct pmemram_access {
+	bool present;
+	uint64_t read_latency;	 /* ns */
+	uint64_t write_latency;	 /* ns */
+	uint64_t read_bandwidth; /* MB/s */
+	uint64_t write_bandwidth;
+};
+
+struct pmemram_node {
+	int id;
+	bool has_cpu;
+	bool has_memory;
+	uint64_t mem_total; /* bytes */
+	int tier;	    /* memory_tierN, -1 when not in any tier */
+	size_t n_caches;
+	struct pmemram_cache caches[PMEMRAM_MAX_CACHE_LEVELS];
+	struct pmemram_access access0;
+};
+
+struct pmemram_topology {
+	struct pmemram_nodemask online;
+	struct pmemram_nodemask has_cpu;
+	struct pmemram_nodemask has_memory;
+	size_t n_nodes;
+	struct pmemram_node *nodes; /* one per online node, sorted by id */
+};
+
+int pmemram_topology_read(struct pmemram_ctx *ctx, struct pmemram_topology **ret);
+struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t);
+const struct pmemram_node *pmemram_topology_find_node(const struct pmemram_topology *t, int id);
+
+/* ---- page allocator shuffling -------------------------------------------- */
+
+struct pmemram_shuffle {
+	enum pmemram_shuffle_source source;
+	bool enabled;
+	char reason[32]; /* "hmat", "cmdline", ... or "parameter" on stock kernels */
+	int order;	 /* -1 when the kernel does not say */
+};
+
+int pmemram_shuffle_read(struct pmemram_ctx *ctx, struct pmemram_shuffle *ret);
+
+/* ---- dax devices ---------------------------------------------------------- */
+
+#define PMEMRAM_MAX_DAX_DEVICES 4096
+
+struct pmemram_dax {
+	char name[32];	 /* daxX.Y */
+	char driver[32]; /* "" when unbound */
+	enum pmemram_dax_mode mode;
+	int target_node; /* -1 when the kernel reports none */
+	uint64_t size;
+	uint64_t align; /* 0 when not reported */
+	bool has_resource;
+	uint64_t resource;
+};
+
+struct pmemram_dax_list {
+	size_t n_devices;
+	struct pmemram_dax *devices; /* sorted by name (version order) */
+};
+
+int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret);
+struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l);
+
+/* ---- _cleanup_ helpers: pmemram_ctx_unrefp(), pmemram_memory_freep(), ... ---- */
+
+#define _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type **p)             \
+	{                                                \
+		if (*p)                                  \
+			*p = func(*p);                   \
+	}
+
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_ctx, pmemram_ctx_unref)
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_memory, pmemram_memory_free)
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_memory_summary, pmemram_memory_summary_free)
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_topology, pmemram_topology_free)
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_dax_list, pmemram_dax_list_free)

@@ -1,0 +1,338 @@
+/* sysfs attribute I/O relative to the context's root directory handle (openat-based). */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "pmemram-private.h"
+
+int path_printf(char *buf, size_t size, const char *format, ...)
+{
+	va_list args;
+	int n;
+
+	va_start(args, format);
+	n = vsnprintf(buf, size, format, args);
+	va_end(args);
+
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+const char *sysfs_join(char *buf, size_t size, const char *dir, const char *attr)
+{
+	return path_printf(buf, size, "%s/%s", dir, attr) < 0 ? NULL : buf;
+}
+
+/* Record the failing path and hand the error back, logging at debug. */
+static int fail(struct pmemram_ctx *ctx, const char *path, int r)
+{
+	pmemram_ctx_set_error_path(ctx, path);
+	return log_debug_errno(ctx, r, "%s: %s", path, strerror(r < 0 ? -r : r));
+}
+
+bool sysfs_absent(struct pmemram_ctx *ctx, int r)
+{
+	if (r != -ENOENT)
+		return false;
+	pmemram_ctx_clear_error(ctx);
+	return true;
+}
+
+int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	_cleanup_(closep) int fd = -1;
+	size_t len = 0;
+
+	if (!ctx || !path || !buf || size < 2)
+		return -EINVAL;
+
+	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail(ctx, path, negative_errno());
+
+	for (;;) {
+		ssize_t k;
+
+		if (len >= size - 1)
+			return fail(ctx, path, -E2BIG);
+
+		k = read(fd, buf + len, size - 1 - len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(ctx, path, negative_errno());
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+
+	/* A NUL inside an attribute means it is not text. */
+	if (memchr(buf, '\0', len))
+		return fail(ctx, path, -EINVAL);
+
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Read an attribute and hand it to a pure parser; parse failures name the file too. */
+#define DEFINE_SYSFS_READ(name, type, parse_call)                                       \
+	int name(struct pmemram_ctx *ctx, const char *path, type *ret)                  \
+	{                                                                               \
+		char buf[SYSFS_ATTR_MAX];                                               \
+		type value;                                                             \
+		int r;                                                                  \
+                                                                                        \
+		r = sysfs_read_string(ctx, path, buf, sizeof(buf));                     \
+		if (r < 0)                                                              \
+			return r;                                                       \
+		r = parse_call;                                                         \
+		if (r < 0)                                                              \
+			return fail(ctx, path, r);                                      \
+		*ret = value;                                                           \
+		return 0;                                                               \
+	}
+
+DEFINE_SYSFS_READ(sysfs_read_u64, uint64_t, pmemram_parse_u64(buf, 10, &value))
+DEFINE_SYSFS_READ(sysfs_read_hex, uint64_t, pmemram_parse_u64(buf, 16, &value))
+DEFINE_SYSFS_READ(sysfs_read_int, int, pmemram_parse_int(buf, &value))
+DEFINE_SYSFS_READ(sysfs_read_bool, bool, pmemram_parse_bool(buf, &value))
+DEFINE_SYSFS_READ(sysfs_read_nodemask, struct pmemram_nodemask, pmemram_parse_range_list(buf, &value))
+DEFINE_SYSFS_READ(sysfs_read_zones, struct pmemram_zones, pmemram_parse_valid_zones(buf, &value))
+
+int sysfs_read_enum(struct pmemram_ctx *ctx, const char *path, int (*from_string)(const char *s), int *ret)
+{
+	char buf[SYSFS_ATTR_MAX];
+	int r;
+
+	r = sysfs_read_string(ctx, path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+
+	r = from_string(buf);
+	if (r < 0) {
+		log_debug(ctx, "%s: unknown value \"%s\"", path, buf);
+		return fail(ctx, path, r);
+	}
+
+	*ret = r;
+	return 0;
+}
+
+int sysfs_read_u64_attrs(struct pmemram_ctx *ctx, const char *dir, const char *const *names, size_t n,
+			 uint64_t *ret_values)
+{
+	uint64_t values[SYSFS_MAX_ATTRS];
+	char path[PATH_MAX];
+	int r;
+
+	if (!dir || !names || !ret_values || n > ELEMENTSOF(values))
+		return -EINVAL;
+
+	for (size_t i = 0; i < n; i++) {
+		r = path_printf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (r < 0)
+			return r;
+		r = sysfs_read_u64(ctx, path, &values[i]);
+		if (r < 0)
+			return r;
+	}
+
+	memcpy(ret_values, values, n * sizeof(*values));
+	return 0;
+}
+
+int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	if (!ctx || !path || !buf || size == 0)
+		return -EINVAL;
+
+	n = readlinkat(pmemram_ctx_get_sysfs_fd(ctx), path, target, sizeof(target) - 1);
+	if (n < 0)
+		return fail(ctx, path, negative_errno());
+	target[n] = '\0';
+
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base)
+		return fail(ctx, path, -EINVAL);
+	if (strlen(base) >= size)
+		return fail(ctx, path, -ENAMETOOLONG);
+
+	strcpy(buf, base);
+	return 0;
+}
+
+int sysfs_exists(struct pmemram_ctx *ctx, const char *path)
+{
+	struct stat st;
+
+	if (!ctx || !path)
+		return -EINVAL;
+
+	if (fstatat(pmemram_ctx_get_sysfs_fd(ctx), path, &st, 0) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return fail(ctx, path, negative_errno());
+	}
+	return 1;
+}
+
+static int write_all(int fd, const char *value)
+{
+	size_t len = strlen(value), done = 0;
+
+	while (done < len) {
+		ssize_t k = write(fd, value + done, len - done);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (k == 0)
+			return -EIO;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect)
+{
+	_cleanup_(closep) int fd = -1;
+	char buf[SYSFS_ATTR_MAX];
+	int r;
+
+	if (!ctx || !path || !value)
+		return -EINVAL;
+
+	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail(ctx, path, negative_errno());
+
+	r = write_all(fd, value);
+	if (r < 0)
+		return fail(ctx, path, r);
+
+	/* sysfs reports store errors at close() for some attributes. */
+	if (close(TAKE_FD(fd)) < 0 && errno != EINTR)
+		return fail(ctx, path, negative_errno());
+
+	r = sysfs_read_string(ctx, path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+
+	if (!streq(buf, expect ? expect : value)) {
+		log_debug(ctx, "%s: wrote \"%s\", reads back \"%s\"", path, value, buf);
+		return fail(ctx, path, -EIO);
+	}
+
+	log_debug(ctx, "%s: wrote \"%s\"", path, value);
+	return 0;
+}
+
+int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret)
+{
+	size_t len;
+	uint64_t v;
+	int r;
+
+	if (!name || !prefix)
+		return -EINVAL;
+
+	len = strlen(prefix);
+	if (strncmp(name, prefix, len) != 0)
+		return -EINVAL;
+
+	r = pmemram_parse_u64(name + len, 10, &v);
+	if (r < 0)
+		return r;
+	if (v > ULONG_MAX)
+		return -ERANGE;
+
+	*ret = (unsigned long)v;
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sysfs_dir_done(struct sysfs_dir *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+	d->names = NULL;
+	d->n = 0;
+}
+
+int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix, size_t max,
+		   struct sysfs_dir *ret)
+{
+	_cleanup_(closedirp) DIR *dir = NULL;
+	_cleanup_(sysfs_dir_done) struct sysfs_dir d = {};
+	size_t allocated = 0, plen;
+	struct dirent *de;
+	int fd;
+
+	if (!ctx || !path || !prefix || !ret)
+		return -EINVAL;
+	plen = strlen(prefix);
+
+	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(ctx, path, negative_errno());
+	dir = fdopendir(fd);
+	if (!dir) {
+		safe_close(fd);
+		return fail(ctx, path, negative_errno());
+	}
+
+	for (errno = 0; (de = readdir(dir)); errno = 0) {
+		if (strncmp(de->d_name, prefix, plen) != 0)
+			continue;
+		if (de->d_name[plen] < '0' || de->d_name[plen] > '9')
+			continue;
+
+		if (d.n >= max)
+			return fail(ctx, path, -E2BIG);
+		if (d.n == allocated) {
+			size_t n = allocated ? allocated * 2 : 16;
+			char **names = reallocarray(d.names, n, sizeof(*names));
+
+			if (!names)
+				return -ENOMEM;
+			d.names = names;
+			allocated = n;
+		}
+		d.names[d.n] = strdup(de->d_name);
+		if (!d.names[d.n])
+			return -ENOMEM;
+		d.n++;
+	}
+	if (errno != 0)
+		return fail(ctx, path, negative_errno());
+
+	if (d.n > 1)
+		qsort(d.names, d.n, sizeof(*d.names), compare_names);
+
+	*ret = d;
+	d = (struct sysfs_dir){};
+	return 0;
+}

@@ -1,0 +1,265 @@
+/* Runs the built pmemramctl against fake sysfs trees: JSON values, human output, exit codes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-private.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+#define OUTPUT_MAX (256 * 1024)
+
+struct run {
+	int status; /* exit code, or -1 when killed */
+	char out[OUTPUT_MAX];
+	char err[OUTPUT_MAX];
+};
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t k;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	while (len < size - 1 && (k = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = '\0';
+}
+
+/* Run pmemramctl with the given arguments (NULL-terminated) against root. */
+static struct run *run_ctl(const char *root, ...)
+{
+	const char *binary = getenv("PMEMRAMCTL"), *tmp;
+	char *argv[16] = { "pmemramctl" };
+	struct run *run = calloc(1, sizeof(*run));
+	int out, err, wstatus;
+	size_t argc = 1;
+	va_list args;
+	pid_t pid;
+
+	assert_non_null(run);
+	assert_non_null(binary);
+
+	va_start(args, root);
+	while (argc < ELEMENTSOF(argv) - 1 && (argv[argc] = va_arg(args, char *)))
+		argc++;
+	va_end(args);
+	argv[argc] = NULL;
+
+	tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	out = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	err = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	assert_true(out >= 0 && err >= 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+			_exit(127);
+		if (setenv("PMEMRAM_SYSFS_ROOT", root, 1) < 0 || unsetenv("PMEMRAM_LOG") < 0)
+			_exit(127);
+		execv(binary, argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	run->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+
+	slurp(out, run->out, sizeof(run->out));
+	slurp(err, run->err, sizeof(run->err));
+	close(out);
+	close(err);
+	return run;
+}
+
+/* Value at a path like "nodes.1.memory_side_caches.0.indexing". */
+static struct json_object *json_at(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	assert_true(strlen(path) < sizeof(buf));
+	strcpy(buf, path);
+	for (char *key = strtok_r(buf, ".", &save); key; key = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(key));
+		else if (!json_object_object_get_ex(o, key, &o))
+			fail_msg("no key %s in %s", key, path);
+		if (!o)
+			return NULL;
+	}
+	return o;
+}
+
+static struct json_object *json_typed_at(struct json_object *o, const char *path, enum json_type type)
+{
+	struct json_object *v = json_at(o, path);
+
+	if (!v || !json_object_is_type(v, type))
+		fail_msg("%s: missing or not a %s", path, json_type_to_name(type));
+	return v;
+}
+
+#define json_int_at(o, path) json_object_get_int64(json_typed_at((o), (path), json_type_int))
+#define json_string_at(o, path) json_object_get_string(json_typed_at((o), (path), json_type_string))
+
+static void test_json_hmat(void **state)
+{
+	_cleanup_(freep) struct run *run = run_ctl(ENV(state)->root, "--json", "status", NULL);
+	struct json_object *j;
+
+	assert_string_equal(run->err, "");
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+
+	assert_int_equal(json_int_at(j, "schema_version"), 1);
+	assert_string_equal(json_string_at(j, "sysfs_root"), ENV(state)->root);
+	assert_int_equal(json_object_array_length(json_at(j, "nodes")), 3);
+	assert_true(json_object_get_boolean(json_at(j, "nodes.0.has_cpu")));
+	assert_false(json_object_get_boolean(json_at(j, "nodes.1.has_cpu")));
+	assert_int_equal(json_int_at(j, "nodes.0.mem_total_bytes"), 1073741824);
+	assert_int_equal(json_int_at(j, "nodes.0.access0.read_latency_ns"), 10);
+	assert_int_equal(json_int_at(j, "nodes.1.tier"), 4);
+	assert_int_equal(json_int_at(j, "nodes.1.memory_side_caches.0.size_bytes"), 134217728);
+	assert_int_equal(json_int_at(j, "nodes.1.memory_side_caches.0.line_size_bytes"), 64);
+	assert_string_equal(json_string_at(j, "nodes.1.memory_side_caches.0.indexing"), "direct-mapped");
+	assert_string_equal(json_string_at(j, "nodes.1.memory_side_caches.0.write_policy"), "write-back");
+	assert_int_equal(json_int_at(j, "nodes.2.tier"), 22);
+	assert_int_equal(json_object_array_length(json_at(j, "nodes.2.memory_side_caches")), 0);
+
+	assert_string_equal(json_string_at(j, "dax_devices.0.device"), "dax0.0");
+	assert_string_equal(json_string_at(j, "dax_devices.0.mode"), "system-ram");
+	assert_int_equal(json_int_at(j, "dax_devices.0.target_node"), 2);
+	assert_int_equal(json_int_at(j, "dax_devices.0.size_bytes"), 1054867456);
+	assert_string_equal(json_string_at(j, "dax_devices.0.resource"), "0x140000000");
+	assert_string_equal(json_string_at(j, "dax_devices.1.mode"), "devdax");
+	assert_null(json_at(j, "dax_devices.1.resource"));
+
+	assert_int_equal(json_int_at(j, "memory.block_size_bytes"), 134217728);
+	assert_string_equal(json_string_at(j, "memory.auto_online_blocks"), "offline");
+	assert_int_equal(json_int_at(j, "memory.blocks"), 25);
+	assert_int_equal(json_int_at(j, "memory.nodes.0.online.DMA32"), 3);
+	assert_int_equal(json_int_at(j, "memory.nodes.0.online.none"), 1);
+	assert_int_equal(json_int_at(j, "memory.nodes.2.node"), 2);
+	assert_int_equal(json_int_at(j, "memory.nodes.2.online.Movable"), 7);
+	assert_int_equal(json_int_at(j, "memory.nodes.2.online_total"), 7);
+	assert_int_equal(json_int_at(j, "memory.nodes.2.offline"), 1);
+	assert_int_equal(json_int_at(j, "memory.nodes.2.going_offline"), 1);
+
+	assert_string_equal(json_string_at(j, "shuffle.source"), "sysfs");
+	assert_true(json_object_get_boolean(json_at(j, "shuffle.enabled")));
+	assert_string_equal(json_string_at(j, "shuffle.reason"), "hmat");
+	assert_int_equal(json_int_at(j, "shuffle.order"), 10);
+	json_object_put(j);
+}
+
+static void test_json_stock(void **state)
+{
+	_cleanup_(freep) struct run *run = run_ctl(ENV(state)->root, "status", "--json", NULL);
+	struct json_object *j;
+
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_null(json_at(j, "nodes.0.tier"));
+	assert_null(json_at(j, "nodes.0.access0"));
+	assert_int_equal(json_object_array_length(json_at(j, "dax_devices")), 0);
+	assert_null(json_at(j, "memory.nodes.0.node"));
+	assert_int_equal(json_int_at(j, "memory.nodes.0.offline"), 1);
+	assert_string_equal(json_string_at(j, "memory.auto_online_blocks"), "online");
+	assert_string_equal(json_string_at(j, "shuffle.source"), "parameter");
+	assert_true(json_object_get_boolean(json_at(j, "shuffle.enabled")));
+	assert_string_equal(json_string_at(j, "shuffle.reason"), "parameter");
+	assert_null(json_at(j, "shuffle.order"));
+	json_object_put(j);
+}
+
+static void test_human_hmat(void **state)
+{
+	_cleanup_(freep) struct run *run = run_ctl(ENV(state)->root, "status", NULL);
+
+	assert_int_equal(run->status, 0);
+	assert_string_equal(run->err, "");
+	assert_non_null(strstr(run->out, "memory-side cache L1: 128 MiB, line 64 B, direct-mapped, write-back"));
+	assert_non_null(strstr(run->out, "dax0.0   system-ram  node 2   1006 MiB"));
+	assert_non_null(strstr(run->out, "Memory blocks: 25 of 128 MiB, auto_online_blocks: offline"));
+	assert_non_null(strstr(run->out, "node2   online 7 (Movable 7), offline 1, going-offline 1"));
+	assert_non_null(strstr(run->out, "Page shuffling: enabled (reason hmat, order 10)"));
+}
+
+static void test_missing_block_size(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char expected[4096];
+
+	assert_int_equal(fake_env_break(ENV(state), "devices/system/memory/block_size_bytes", NULL), 0);
+	run = run_ctl(ENV(state)->root, "status", NULL);
+	assert_int_equal(run->status, 2);
+	assert_string_equal(run->out, "");
+	snprintf(expected, sizeof(expected),
+		 "pmemramctl: cannot read %s/devices/system/memory/block_size_bytes: No such file or directory\n",
+		 ENV(state)->root);
+	assert_string_equal(run->err, expected);
+}
+
+static void test_bad_root(void **state)
+{
+	_cleanup_(freep) struct run *run = run_ctl("/nonexistent/pmemram", "status", NULL);
+
+	assert_int_equal(run->status, 2);
+	assert_string_equal(run->err,
+			    "pmemramctl: cannot open sysfs root /nonexistent/pmemram: No such file or directory\n");
+}
+
+static void test_usage(void **state)
+{
+	const char *root = ENV(state)->root;
+	struct {
+		const char *a, *b;
+		int status;
+		const char *needle;
+	} cases[] = {
+		{ NULL, NULL, 1, "missing command" },
+		{ "frobnicate", NULL, 1, "unknown command 'frobnicate'" },
+		{ "--bogus", "status", 1, "unrecognized option '--bogus'" },
+		{ "status", "-x", 1, "invalid option -- 'x'" },
+		{ "status", "extra", 1, "unexpected argument 'extra'" },
+		{ "--help", NULL, 0, "Usage: pmemramctl" },
+		{ "status", "--help", 0, "Usage: pmemramctl status" },
+		{ "--version", NULL, 0, "pmemramctl " PACKAGE_VERSION },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_(freep) struct run *run = run_ctl(root, cases[i].a, cases[i].b, NULL);
+
+		assert_int_equal(run->status, cases[i].status);
+		assert_non_null(strstr(cases[i].status ? run->err : run->out, cases[i].needle));
+	}
+}
+
+#define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FAKE_TEST(test_json_hmat, fake_env_setup_hmat),
+		FAKE_TEST(test_json_stock, fake_env_setup_stock),
+		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
+		FAKE_TEST(test_missing_block_size, fake_env_setup_hmat),
+		FAKE_TEST(test_bad_root, fake_env_setup_stock),
+		FAKE_TEST(test_usage, fake_env_setup_stock),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,104 @@
+/* Unit tests for dax device discovery: driver -> mode, target node, size, align, resource. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-private.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+
+static void test_hmat_devices(void **state)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	const struct pmemram_dax *d;
+
+	assert_int_equal(pmemram_dax_list_read(ENV(state)->ctx, &l), 0);
+	assert_int_equal(l->n_devices, 2);
+
+	d = &l->devices[0];
+	assert_string_equal(d->name, "dax0.0");
+	assert_string_equal(d->driver, "kmem");
+	assert_int_equal(d->mode, PMEMRAM_DAX_SYSTEM_RAM);
+	assert_int_equal(d->target_node, 2);
+	assert_int_equal(d->size, 1006ULL * 1024 * 1024);
+	assert_int_equal(d->align, 2 * 1024 * 1024);
+	assert_true(d->has_resource);
+	assert_int_equal(d->resource, 0x140000000ULL);
+
+	d = &l->devices[1];
+	assert_string_equal(d->name, "dax1.0");
+	assert_int_equal(d->mode, PMEMRAM_DAX_DEVDAX);
+	assert_int_equal(d->size, 256 * 1024 * 1024);
+	assert_false(d->has_resource);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static void test_unbound_and_sorted(void **state)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	struct fake_env *env = ENV(state);
+
+	assert_int_equal(fake_env_break(env, "bus/dax/devices/dax1.0/driver", NULL), 0);
+	assert_int_equal(fake_sysfs_write(env->root, "bus/dax/devices/dax10.0/target_node", "-1\n"), 0);
+	assert_int_equal(fake_sysfs_write(env->root, "bus/dax/devices/dax10.0/size", "0\n"), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), 0);
+	assert_int_equal(l->n_devices, 3);
+	assert_string_equal(l->devices[1].name, "dax1.0");
+	assert_int_equal(l->devices[1].mode, PMEMRAM_DAX_UNBOUND);
+	assert_string_equal(l->devices[1].driver, "");
+	assert_string_equal(l->devices[2].name, "dax10.0");
+	assert_int_equal(l->devices[2].target_node, -1);
+	assert_int_equal(l->devices[2].align, 0);
+}
+
+static void test_no_dax_bus(void **state)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+
+	assert_int_equal(pmemram_dax_list_read(ENV(state)->ctx, &l), 0);
+	assert_int_equal(l->n_devices, 0);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static int read_dax(struct pmemram_ctx *ctx)
+{
+	struct pmemram_dax_list *l = (struct pmemram_dax_list *)0x1;
+	int r;
+
+	r = pmemram_dax_list_read(ctx, &l);
+	if (r < 0)
+		assert_ptr_equal(l, (struct pmemram_dax_list *)0x1);
+	else
+		pmemram_dax_list_free(l);
+	return r;
+}
+
+static void test_failures(void **state)
+{
+	static const struct fake_failure cases[] = {
+		{ "bus/dax/devices/dax0.0/size", NULL, -ENOENT, NULL },
+		{ "bus/dax/devices/dax0.0/target_node", "two\n", -EINVAL, NULL },
+		{ "bus/dax/devices/dax0.0/target_node", "-2\n", -EINVAL, NULL },
+		{ "bus/dax/devices/dax0.0/resource", "0xnope\n", -EINVAL, NULL },
+	};
+
+	fake_expect_failures(FAKE_KERNEL_HMAT, cases, ELEMENTSOF(cases), read_dax);
+}
+
+#define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FAKE_TEST(test_hmat_devices, fake_env_setup_hmat),
+		FAKE_TEST(test_unbound_and_sorted, fake_env_setup_hmat),
+		FAKE_TEST(test_no_dax_bus, fake_env_setup_stock),
+		cmocka_unit_test(test_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
