@@ -61,9 +61,15 @@ topology_args() {
 	hmat-complex) assoc=complex ;;
 	no-cache) cache=0 ;;
 	legacy-pmem)
-		# One node; the top GiB of RAM is declared persistent by memmap=.
-		qargs+=(-machine pc -m 3G -smp 2)
-		kargs+=("memmap=1G!2G")
+		# Node 0 has the CPUs and 3 GiB, node 1 the GiB above 4 GiB (pc
+		# puts RAM past 3 GiB there), which memmap= declares persistent.
+		# Without a SRAT node for it, kmem rejects the region (node -1).
+		qargs+=(-machine pc -m 4G -smp 2
+			-object memory-backend-ram,id=m0,size=3G
+			-object memory-backend-ram,id=m1,size=1G
+			-numa node,nodeid=0,cpus=0-1,memdev=m0
+			-numa node,nodeid=1,memdev=m1)
+		kargs+=("memmap=1G!4G")
 		return
 		;;
 	*) bench_die "unknown topology '$1' (one of: $topologies)" ;;

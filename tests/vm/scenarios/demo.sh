@@ -20,6 +20,7 @@ state() {
 	printf 'MemTotal: %s kB\n' "$(meminfo_kb MemTotal)" >>"$report"
 	show numactl -H
 	show daxctl list -M
+	show pmemramctl status
 	printf 'memory tiers:\n' >>"$report"
 	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 		[ -e "$t/nodelist" ] && printf '  %s: nodes %s\n' "$(basename "$t")" "$(cat "$t/nodelist")" >>"$report"
@@ -37,9 +38,11 @@ for c in /sys/devices/system/node/node*/memory_side_cache/index*; do
 	caches=$((caches + 1))
 	idx=$(cat "$c/indexing")
 	case $idx in 0) idx="direct-mapped" ;; 1) idx="complex" ;; *) idx="other ($idx)" ;; esac
-	printf '%s: size %d MiB, line %s B, %s, write policy %s\n' \
+	wp=$(cat "$c/write_policy")
+	case $wp in 0) wp="write-back" ;; 1) wp="write-through" ;; *) wp="other ($wp)" ;; esac
+	printf '%s: size %d MiB, line %s B, %s, %s\n' \
 		"${c#/sys/devices/system/}" $(($(cat "$c/size") >> 20)) "$(cat "$c/line_size")" \
-		"$idx" "$(cat "$c/write_policy")" >>"$report"
+		"$idx" "$wp" >>"$report"
 done
 [ "$caches" != 0 ] || echo "none" >>"$report"
 

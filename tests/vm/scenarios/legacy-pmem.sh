@@ -16,6 +16,7 @@ ok "memmap= made a legacy pmem region" grep -q "Persistent Memory (legacy)" /pro
 must "create a dax namespace on the legacy region" \
 	ndctl create-namespace -fe namespace0.0 -m dax -a 2M
 ok "$dev exists" test -e "$dax"
+is "$dev targets node 1, the node memmap= emptied" "$(cat "$dax/target_node")" 1
 before_kb=$(meminfo_kb MemTotal)
 
 must "load kmem" modprobe kmem
