@@ -15,7 +15,7 @@ for arg in "$@"; do
 	case $arg in
 	--unit-only) vm=0 ;;
 	--vm-only) unit=0 ;;
-	-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	-*) bench_die "unknown option $arg" ;;
 	*) only+=("$arg") ;;
 	esac
@@ -72,8 +72,19 @@ if [ "$vm" = 1 ]; then
 		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$rname"; then
 			continue
 		fi
+		# Words of the form @VAR=VALUE are scenario environment, the
+		# rest kernel command-line arguments.
+		envargs=()
+		kextra=
+		for w in $extra; do
+			case $w in
+			@*=*) envargs+=(-e "${w#@}") ;;
+			*) kextra="$kextra $w" ;;
+			esac
+		done
 		s=$(date +%s)
-		if "$repo/tests/vm/run.sh" -q -n "$rname" -t "$topology" -a "$extra" "$scenario"; then
+		if "$repo/tests/vm/run.sh" -q -n "$rname" -t "$topology" -a "${kextra# }" \
+			"${envargs[@]+"${envargs[@]}"}" "$scenario"; then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))

@@ -98,6 +98,8 @@ cp -a "$kout/modules/lib/modules" "$stage/lib/"
 cp -a "$destdir/." "$stage/"
 # The harness: a unit that runs the scenario named on the kernel command line.
 install -D -m 0755 "$here/guest/pmemram-test-run" "$stage/usr/lib/pmemram-test/run"
+gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/pagemap-contig" \
+	"$here/guest/pagemap-contig.c" || die "cannot build the guest's pagemap-contig"
 install -D -m 0644 "$here/guest/pmemram-test.service" \
 	"$stage/etc/systemd/system/pmemram-test.service"
 ln -sf /etc/systemd/system/pmemram-test.service \
@@ -105,6 +107,9 @@ ln -sf /etc/systemd/system/pmemram-test.service \
 # ttyS0 carries the kernel log to the host; a getty there would hang up writers.
 ln -sf /dev/null "$stage/etc/systemd/system/serial-getty@ttyS0.service"
 ln -sf /dev/null "$stage/etc/systemd/system/getty@tty1.service"
+# QEMU's NVDIMMs have no SMART data: ndctl monitor exits with "no dimms to
+# monitor" and would leave a failed unit in every boot.
+ln -sf /dev/null "$stage/etc/systemd/system/ndctl-monitor.service"
 ln -sf /lib/systemd/system/multi-user.target "$stage/etc/systemd/system/default.target"
 echo pmemram-guest >"$stage/etc/hostname"
 echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$stage/etc/fstab"

@@ -6,6 +6,7 @@
 #                         legacy-pmem
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
+#   -e, --env VAR=VALUE   set VAR in the scenario's environment (repeatable)
 #   -n, --name ID         run directory name (default: SCENARIO-TOPOLOGY)
 #   -q, --quiet           print only the verdict line
 #       --list-topologies
@@ -27,9 +28,10 @@ append=
 timeout_s=600
 name=
 quiet=0
+envs=()
 
 usage() {
-	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 	exit "${1:-2}"
 }
 
@@ -38,6 +40,9 @@ while [ $# -gt 0 ]; do
 	-t | --topology) topology=${2:?}; shift 2 ;;
 	-a | --append) append=${2?}; shift 2 ;;
 	-T | --timeout) timeout_s=${2:?}; shift 2 ;;
+	-e | --env)
+		[[ ${2:-} =~ ^[A-Z_][A-Z0-9_]*=[^\'\\]*$ ]] || bench_die "bad --env '${2:-}' (VAR=VALUE)"
+		envs+=("$2"); shift 2 ;;
 	-n | --name) name=${2:?}; shift 2 ;;
 	-q | --quiet) quiet=1; shift ;;
 	--list-topologies) echo "$topologies" | tr ' ' '\n'; exit 0 ;;
@@ -101,6 +106,9 @@ ensure_image
 rm -rf "$run"
 mkdir -p "$run/share/out"
 cp -a "$repo/tests/vm/scenarios" "$run/share/scenarios"
+for e in "${envs[@]+"${envs[@]}"}"; do
+	printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
+done >"$run/share/scenario.env"
 
 qargs=()
 kargs=(root=/dev/vda rw console=ttyS0 panic=5 "pmemram.scenario=$scenario")
@@ -160,6 +168,10 @@ for f in "$run/console.log" "$out/dmesg.txt"; do
 		break
 	fi
 done
+# KUnit suites built into the kernel run at boot and report in KTAP.
+if [ -f "$out/dmesg.txt" ] && grep -Eq '\] +not ok [0-9]+ ' "$out/dmesg.txt"; then
+	problems+=("KUnit failure: $(grep -Em1 '\] +not ok [0-9]+ ' "$out/dmesg.txt" | sed 's/^\[[ 0-9.]*\] *//')")
+fi
 boot=$(cat "$out/uptime-at-start" 2>/dev/null || echo '?')
 echo "$elapsed" >"$run/elapsed-seconds"
 
