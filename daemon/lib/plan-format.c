@@ -1,0 +1,190 @@
+/* Plan output for pmemramctl and the daemon's status: one-line action descriptions, human text, JSON. */
+#include <json-c/json.h>
+
+#include "pmemram-plan.h"
+#include "pmemram-private.h"
+
+char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t size)
+{
+	if (!a || !buf || size == 0)
+		return NULL;
+
+	switch (a->type) {
+	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
+		snprintf(buf, size, "%s: convert to devdax (destroys its contents)", a->device);
+		break;
+	case PMEMRAM_ACTION_DISABLE_DEVDAX:
+		snprintf(buf, size, "%s: disable device_dax", a->device);
+		break;
+	case PMEMRAM_ACTION_BIND_KMEM:
+		snprintf(buf, size, "%s: bind kmem (node %d)", a->device, a->node);
+		break;
+	case PMEMRAM_ACTION_OFFLINE_BLOCK:
+		snprintf(buf, size, "%s: offline memory%lu (wrong zone)", a->device, a->block);
+		break;
+	case PMEMRAM_ACTION_ONLINE_BLOCK:
+		snprintf(buf, size, "%s: online memory%lu as %s", a->device, a->block, pmemram_config_online_to_string(a->zone));
+		break;
+	default:
+		return NULL;
+	}
+	return buf;
+}
+
+/* Length of the run of ONLINE_BLOCK actions at i with consecutive blocks of one device and zone. */
+static size_t online_run(const struct pmemram_plan *plan, size_t i)
+{
+	const struct pmemram_action *a = &plan->actions[i];
+	size_t n = 1;
+
+	if (a->type != PMEMRAM_ACTION_ONLINE_BLOCK)
+		return 1;
+	while (i + n < plan->n_actions) {
+		const struct pmemram_action *b = &plan->actions[i + n];
+
+		if (b->type != a->type || b->zone != a->zone || b->block != a->block + n || !streq(b->device, a->device))
+			break;
+		n++;
+	}
+	return n;
+}
+
+int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f)
+{
+	char line[128];
+	size_t step = 0;
+
+	if (!plan || !f)
+		return -EINVAL;
+
+	if (plan->n_actions == 0)
+		fprintf(f, "Nothing to do.\n");
+	else
+		fprintf(f, "Actions (%zu):\n", plan->n_actions);
+
+	for (size_t i = 0, n; i < plan->n_actions; i += n) {
+		const struct pmemram_action *a = &plan->actions[i];
+
+		n = online_run(plan, i);
+		if (n > 1)
+			fprintf(f, "  %3zu. %s: online memory%lu..memory%lu as %s (%zu blocks)\n", ++step, a->device,
+				a->block, a->block + n - 1, pmemram_config_online_to_string(a->zone), n);
+		else
+			fprintf(f, "  %3zu. %s\n", ++step, pmemram_action_describe(a, line, sizeof(line)));
+	}
+
+	if (plan->n_verdicts > 0)
+		fprintf(f, "Devices:\n");
+	for (size_t i = 0; i < plan->n_verdicts; i++) {
+		const struct pmemram_device_verdict *v = &plan->verdicts[i];
+
+		fprintf(f, "  %-14s %-16s %-9s %s\n", v->device, v->claim[0] ? v->claim : "-",
+			pmemram_verdict_to_string(v->verdict), v->text);
+	}
+
+	for (size_t i = 0; i < plan->n_unmatched; i++)
+		fprintf(f, "Claim '%s' matches no device.\n", plan->unmatched[i]);
+
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+static void json_object_putp(struct json_object **o)
+{
+	if (*o)
+		json_object_put(*o);
+}
+
+/* Add key: value to o, taking value; false (and value freed) when either is NULL or adding fails. */
+static bool add(struct json_object *o, const char *key, struct json_object *value)
+{
+	if (!o || !value || json_object_object_add(o, key, value) < 0) {
+		json_object_put(value);
+		return false;
+	}
+	return true;
+}
+
+static struct json_object *string_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *action_to_json(const struct pmemram_action *a)
+{
+	struct json_object *o = json_object_new_object();
+	bool ok = add(o, "action", json_object_new_string(pmemram_action_type_to_string(a->type))) &&
+		  add(o, "device", json_object_new_string(a->device)) &&
+		  add(o, "claim", json_object_new_string(a->claim));
+
+	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE)
+		ok = add(o, "node", json_object_new_int(a->node));
+	if (ok && (a->type == PMEMRAM_ACTION_OFFLINE_BLOCK || a->type == PMEMRAM_ACTION_ONLINE_BLOCK))
+		ok = add(o, "block", json_object_new_uint64(a->block)) &&
+		     add(o, "zone", json_object_new_string(pmemram_config_online_to_string(a->zone)));
+	if (!ok)
+		json_object_putp(&o);
+	return o;
+}
+
+static struct json_object *verdict_to_json(const struct pmemram_device_verdict *v)
+{
+	struct json_object *o = json_object_new_object(), *claim = string_or_null(v->claim);
+	bool ok;
+
+	/* json-c stores a NULL value as JSON null. */
+	ok = o && json_object_object_add(o, "claim", claim) == 0;
+	if (!ok)
+		json_object_put(claim);
+	ok = ok && add(o, "device", json_object_new_string(v->device)) &&
+	     add(o, "verdict", json_object_new_string(pmemram_verdict_to_string(v->verdict))) &&
+	     add(o, "reason", json_object_new_string(pmemram_reason_to_string(v->reason))) &&
+	     add(o, "text", json_object_new_string(v->text)) &&
+	     add(o, "blocks", json_object_new_uint64(v->n_blocks)) &&
+	     add(o, "blocks_done", json_object_new_uint64(v->n_blocks_done));
+	if (!ok)
+		json_object_putp(&o);
+	return o;
+}
+
+/* Append to array, taking item; false when either is NULL. */
+static bool append(struct json_object *array, struct json_object *item)
+{
+	if (!array || !item || json_object_array_add(array, item) < 0) {
+		json_object_put(item);
+		return false;
+	}
+	return true;
+}
+
+int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret)
+{
+	_cleanup_(json_object_putp) struct json_object *o = NULL;
+	struct json_object *actions, *devices, *unmatched;
+	bool ok;
+
+	if (!plan || !ret)
+		return -EINVAL;
+
+	o = json_object_new_object();
+	actions = json_object_new_array();
+	devices = json_object_new_array();
+	unmatched = json_object_new_array();
+	/* Each add() takes its value, added or not: no short-circuit. */
+	ok = add(o, "actions", actions);
+	ok = add(o, "devices", devices) && ok;
+	ok = add(o, "unmatched_claims", unmatched) && ok;
+
+	for (size_t i = 0; ok && i < plan->n_actions; i++)
+		ok = append(actions, action_to_json(&plan->actions[i]));
+	for (size_t i = 0; ok && i < plan->n_verdicts; i++)
+		ok = append(devices, verdict_to_json(&plan->verdicts[i]));
+	for (size_t i = 0; ok && i < plan->n_unmatched; i++)
+		ok = append(unmatched, json_object_new_string(plan->unmatched[i]));
+	if (!ok)
+		return -ENOMEM;
+
+	*ret = TAKE_PTR(o);
+	return 0;
+}

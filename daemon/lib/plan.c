@@ -1,0 +1,495 @@
+/* The planner: turns (configuration, observed state) into ordered actions and per-device verdicts, without I/O. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#include "pmemram-plan.h"
+#include "pmemram-private.h"
+
+static const char *const action_names[_PMEMRAM_ACTION_TYPE_MAX] = {
+	[PMEMRAM_ACTION_CONVERT_NAMESPACE] = "convert-namespace",
+	[PMEMRAM_ACTION_DISABLE_DEVDAX] = "disable-devdax",
+	[PMEMRAM_ACTION_BIND_KMEM] = "bind-kmem",
+	[PMEMRAM_ACTION_OFFLINE_BLOCK] = "offline-block",
+	[PMEMRAM_ACTION_ONLINE_BLOCK] = "online-block",
+};
+
+static const char *const verdict_names[_PMEMRAM_VERDICT_MAX] = {
+	[PMEMRAM_VERDICT_IGNORED] = "ignored",
+	[PMEMRAM_VERDICT_CONVERGED] = "converged",
+	[PMEMRAM_VERDICT_PENDING] = "pending",
+	[PMEMRAM_VERDICT_REFUSED] = "refused",
+};
+
+static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
+	[PMEMRAM_REASON_NONE] = "none",
+	[PMEMRAM_REASON_UNCLAIMED] = "unclaimed",
+	[PMEMRAM_REASON_NAMESPACE_MODE] = "namespace-mode",
+	[PMEMRAM_REASON_MOUNTED] = "mounted",
+	[PMEMRAM_REASON_MAPPED] = "mapped",
+	[PMEMRAM_REASON_OTHER_DRIVER] = "other-driver",
+	[PMEMRAM_REASON_NO_TARGET_NODE] = "no-target-node",
+	[PMEMRAM_REASON_NO_RESOURCE] = "no-resource",
+	[PMEMRAM_REASON_TOO_SMALL] = "too-small",
+	[PMEMRAM_REASON_AUTO_ONLINE] = "auto-online",
+	[PMEMRAM_REASON_UDEV_ONLINE] = "udev-online",
+	[PMEMRAM_REASON_BLOCKS_MISSING] = "blocks-missing",
+	[PMEMRAM_REASON_BLOCK_GOING_OFFLINE] = "block-going-offline",
+	[PMEMRAM_REASON_ZONE_NOT_VALID] = "zone-not-valid",
+};
+
+static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
+	[PMEMRAM_NS_RAW] = "raw",
+	[PMEMRAM_NS_SECTOR] = "sector",
+	[PMEMRAM_NS_FSDAX] = "fsdax",
+};
+
+#define NAME_OF(table, i) ((unsigned)(i) < ELEMENTSOF(table) ? (table)[i] : NULL)
+
+const char *pmemram_action_type_to_string(enum pmemram_action_type t)
+{
+	return NAME_OF(action_names, t);
+}
+
+const char *pmemram_verdict_to_string(enum pmemram_verdict v)
+{
+	return NAME_OF(verdict_names, v);
+}
+
+const char *pmemram_reason_to_string(enum pmemram_reason r)
+{
+	return NAME_OF(reason_names, r);
+}
+
+const char *pmemram_ns_mode_to_string(enum pmemram_ns_mode m)
+{
+	return NAME_OF(ns_mode_names, m);
+}
+
+int pmemram_block_range(uint64_t start, uint64_t size, uint64_t block_size, unsigned long *ret_first,
+			unsigned long *ret_end)
+{
+	uint64_t first, end;
+
+	if (block_size == 0 || (block_size & (block_size - 1)) != 0 || size > UINT64_MAX - start)
+		return -EINVAL;
+
+	/* kmem adds ALIGN(start) .. ALIGN_DOWN(start + size): partial blocks at either end are lost. */
+	first = start / block_size + (start % block_size != 0);
+	end = (start + size) / block_size;
+	if (end <= first)
+		return -ERANGE;
+	if (end > ULONG_MAX)
+		return -ERANGE;
+
+	*ret_first = (unsigned long)first;
+	*ret_end = (unsigned long)end;
+	return 0;
+}
+
+/* ---- building the plan ------------------------------------------------------------ */
+
+struct builder {
+	const struct pmemram_config *config;
+	const struct pmemram_observed *observed;
+	struct pmemram_plan *plan;
+	size_t actions_allocated;
+	bool *claim_used;
+};
+
+static int add_action(struct builder *b, enum pmemram_action_type type, const struct pmemram_device_verdict *v,
+		      int node, unsigned long block, enum pmemram_zone zone)
+{
+	struct pmemram_plan *plan = b->plan;
+	struct pmemram_action *a;
+
+	if (plan->n_actions == b->actions_allocated) {
+		size_t n = b->actions_allocated ? 2 * b->actions_allocated : 16;
+
+		a = reallocarray(plan->actions, n, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		plan->actions = a;
+		b->actions_allocated = n;
+	}
+
+	a = &plan->actions[plan->n_actions++];
+	*a = (struct pmemram_action){ .type = type, .node = node, .block = block, .zone = zone };
+	strcpy(a->device, v->device);
+	strcpy(a->claim, v->claim);
+	return 0;
+}
+
+/* The next verdict slot (allocated up front, one per device and namespace). */
+static struct pmemram_device_verdict *add_verdict(struct builder *b, const char *device,
+						  const struct pmemram_claim *claim)
+{
+	struct pmemram_device_verdict *v = &b->plan->verdicts[b->plan->n_verdicts++];
+
+	snprintf(v->device, sizeof(v->device), "%s", device);
+	if (claim) {
+		strcpy(v->claim, claim->name);
+		b->claim_used[claim - b->config->claims] = true;
+	} else
+		v->verdict = PMEMRAM_VERDICT_IGNORED;
+	return v;
+}
+
+_printf_(3, 4) static void set_verdict(struct pmemram_device_verdict *v, enum pmemram_reason reason,
+				       const char *format, ...)
+{
+	va_list args;
+
+	if (reason == PMEMRAM_REASON_NONE)
+		v->verdict = PMEMRAM_VERDICT_PENDING;
+	else if (reason != PMEMRAM_REASON_UNCLAIMED)
+		v->verdict = PMEMRAM_VERDICT_REFUSED;
+	v->reason = reason;
+	va_start(args, format);
+	vsnprintf(v->text, sizeof(v->text), format, args);
+	va_end(args);
+}
+
+static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
+{
+	switch (c->match) {
+	case PMEMRAM_MATCH_UUID:
+		return d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0;
+	case PMEMRAM_MATCH_DEVICE:
+		return streq(c->match_value, d->dax.name);
+	case PMEMRAM_MATCH_REGION:
+		return d->region[0] && streq(c->match_value, d->region);
+	case PMEMRAM_MATCH_ALL_DEVDAX:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The most specific claim (uuid, then device, region, all-devdax) matching a dax device. */
+static const struct pmemram_claim *claim_for_device(const struct pmemram_config *c, const struct pmemram_observed_dax *d)
+{
+	const struct pmemram_claim *best = NULL;
+
+	for (size_t i = 0; i < c->n_claims; i++)
+		if (claim_matches(&c->claims[i], d) && (!best || c->claims[i].match < best->match))
+			best = &c->claims[i];
+	return best;
+}
+
+static const struct pmemram_memblock *find_block(const struct pmemram_observed *o, unsigned long id)
+{
+	size_t lo = 0, hi = o->n_blocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->blocks[mid].id == id)
+			return &o->blocks[mid];
+		if (o->blocks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Whether a policy that onlines new blocks by itself lands them in the claimed zone. */
+static bool policy_fits(enum pmemram_auto_online policy, enum pmemram_zone zone)
+{
+	switch (policy) {
+	case PMEMRAM_AUTO_ONLINE_OFFLINE:
+		return true;
+	case PMEMRAM_AUTO_ONLINE_MOVABLE:
+		return zone == PMEMRAM_ZONE_MOVABLE;
+	case PMEMRAM_AUTO_ONLINE_KERNEL:
+		return zone == PMEMRAM_ZONE_NORMAL;
+	default: /* "online": the kernel's default zone, which its online_policy decides */
+		return false;
+	}
+}
+
+/* "Normal Movable": every zone in a valid_zones mask. */
+static const char *zones_string(unsigned mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int z = 0; z < _PMEMRAM_ZONE_MAX && len < size; z++)
+		if (mask & (1u << z))
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "",
+						pmemram_zone_to_string((enum pmemram_zone)z));
+	return buf;
+}
+
+static bool block_done(const struct pmemram_memblock *blk, enum pmemram_zone zone)
+{
+	return blk->state == PMEMRAM_BLOCK_ONLINE && blk->zones.first == zone;
+}
+
+/* kmem is bound: online what is offline, then move what is online in another zone. */
+static int plan_blocks(struct builder *b, struct pmemram_device_verdict *v, const struct pmemram_observed_dax *d,
+		       const struct pmemram_claim *claim, unsigned long first, unsigned long end)
+{
+	const struct pmemram_observed *o = b->observed;
+	size_t missing = 0, offline = 0, wrong = 0;
+	char zones[64];
+	int r;
+
+	for (unsigned long id = first; id < end; id++) {
+		const struct pmemram_memblock *blk = find_block(o, id);
+
+		if (!blk) {
+			missing++;
+			continue;
+		}
+		if (blk->state == PMEMRAM_BLOCK_GOING_OFFLINE) {
+			set_verdict(v, PMEMRAM_REASON_BLOCK_GOING_OFFLINE,
+				    "memory%lu is going offline (a release in progress?); retry when it settles", id);
+			return 0;
+		}
+		if (blk->state == PMEMRAM_BLOCK_OFFLINE && blk->zones.mask && !(blk->zones.mask & (1u << claim->zone))) {
+			set_verdict(v, PMEMRAM_REASON_ZONE_NOT_VALID, "memory%lu cannot be onlined as %s (valid zones: %s)",
+				    id, pmemram_config_online_to_string(claim->zone), zones_string(blk->zones.mask, zones, sizeof(zones)));
+			return 0;
+		}
+		if (blk->state == PMEMRAM_BLOCK_OFFLINE)
+			offline++;
+		else if (!block_done(blk, claim->zone))
+			wrong++;
+		else
+			v->n_blocks_done++;
+	}
+	if (missing > 0) {
+		set_verdict(v, PMEMRAM_REASON_BLOCKS_MISSING,
+			    "bound to kmem, but %zu of the %zu blocks memory%lu..memory%lu are absent", missing,
+			    (size_t)(end - first), first, end - 1);
+		return 0;
+	}
+
+	if (offline + wrong == 0) {
+		v->verdict = PMEMRAM_VERDICT_CONVERGED;
+		snprintf(v->text, sizeof(v->text), "%zu blocks online as %s", v->n_blocks, pmemram_config_online_to_string(claim->zone));
+		return 0;
+	}
+
+	set_verdict(v, PMEMRAM_REASON_NONE, "%zu of %zu blocks online as %s; %zu to online, %zu to move from another zone",
+		    v->n_blocks_done, v->n_blocks, pmemram_config_online_to_string(claim->zone), offline, wrong);
+
+	for (unsigned long id = first; id < end; id++)
+		if (find_block(o, id)->state == PMEMRAM_BLOCK_OFFLINE) {
+			r = add_action(b, PMEMRAM_ACTION_ONLINE_BLOCK, v, d->dax.target_node, id, claim->zone);
+			if (r < 0)
+				return r;
+		}
+
+	/* Offline and re-online one block at a time, so at most one block's memory is away at once. */
+	for (unsigned long id = first; id < end; id++) {
+		const struct pmemram_memblock *blk = find_block(o, id);
+
+		if (blk->state != PMEMRAM_BLOCK_ONLINE || block_done(blk, claim->zone))
+			continue;
+		r = add_action(b, PMEMRAM_ACTION_OFFLINE_BLOCK, v, d->dax.target_node, id, claim->zone);
+		if (r >= 0)
+			r = add_action(b, PMEMRAM_ACTION_ONLINE_BLOCK, v, d->dax.target_node, id, claim->zone);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void too_small(struct pmemram_device_verdict *v, const struct pmemram_observed_dax *d, uint64_t block_size)
+{
+	uint64_t start = d->dax.resource, mask = block_size - 1;
+	char size[32], bs[32];
+
+	/* pmemram_block_range() already rejected start + size overflowing */
+	set_verdict(v, PMEMRAM_REASON_TOO_SMALL,
+		    "%s at %#" PRIx64 " holds no whole %s memory block (start aligned up %#" PRIx64
+		    ", end aligned down %#" PRIx64 ")",
+		    pmemram_format_size(d->dax.size, size, sizeof(size)), start,
+		    pmemram_format_size(block_size, bs, sizeof(bs)), (start + mask) & ~mask,
+		    (start + d->dax.size) & ~mask);
+}
+
+static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
+{
+	const struct pmemram_observed *o = b->observed;
+	const struct pmemram_claim *claim = claim_for_device(b->config, d);
+	struct pmemram_device_verdict *v = add_verdict(b, d->dax.name, claim);
+	unsigned long first, end;
+	int r;
+
+	if (!claim) {
+		set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
+		return 0;
+	}
+	if (d->dax.mode == PMEMRAM_DAX_OTHER) {
+		set_verdict(v, PMEMRAM_REASON_OTHER_DRIVER, "bound to driver %s, not device_dax or kmem", d->dax.driver);
+		return 0;
+	}
+	if (!d->dax.has_resource) {
+		set_verdict(v, PMEMRAM_REASON_NO_RESOURCE, "physical address unknown (resource is readable by root only)");
+		return 0;
+	}
+	r = pmemram_block_range(d->dax.resource, d->dax.size, o->block_size, &first, &end);
+	if (r == -ERANGE) {
+		too_small(v, d, o->block_size);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	v->n_blocks = end - first;
+
+	if (d->dax.mode == PMEMRAM_DAX_SYSTEM_RAM)
+		return plan_blocks(b, v, d, claim, first, end);
+
+	/* devdax or unbound (a previous run stopped between unbind and bind): kmem still to bind. */
+	if (d->dax.target_node < 0) {
+		set_verdict(v, PMEMRAM_REASON_NO_TARGET_NODE, "no target node: the firmware did not assign one, kmem would reject it");
+		return 0;
+	}
+	if (d->mapped) {
+		set_verdict(v, PMEMRAM_REASON_MAPPED, "in use by %s: stop it before pmemram can take the memory",
+			    d->mapped_by[0] ? d->mapped_by : "a process");
+		return 0;
+	}
+	if (!policy_fits(o->auto_online, claim->zone)) {
+		set_verdict(v, PMEMRAM_REASON_AUTO_ONLINE,
+			    "auto_online_blocks is '%s': the kernel would online the new blocks itself, not as %s; set it to 'offline'",
+			    pmemram_auto_online_to_string(o->auto_online), pmemram_config_online_to_string(claim->zone));
+		return 0;
+	}
+	if (o->udev.onlines_memory && !policy_fits(o->udev.policy, claim->zone)) {
+		set_verdict(v, PMEMRAM_REASON_UDEV_ONLINE, "udev rule %s onlines new memory as '%s', not as %s",
+			    o->udev.rule[0] ? o->udev.rule : "(unknown)", pmemram_auto_online_to_string(o->udev.policy),
+			    pmemram_config_online_to_string(claim->zone));
+		return 0;
+	}
+
+	set_verdict(v, PMEMRAM_REASON_NONE, "%s kmem, then online %zu blocks as %s on node %d",
+		    d->dax.mode == PMEMRAM_DAX_DEVDAX ? "disable device_dax, bind" : "bind", v->n_blocks,
+		    pmemram_config_online_to_string(claim->zone), d->dax.target_node);
+
+	if (d->dax.mode == PMEMRAM_DAX_DEVDAX) {
+		r = add_action(b, PMEMRAM_ACTION_DISABLE_DEVDAX, v, d->dax.target_node, 0, claim->zone);
+		if (r < 0)
+			return r;
+	}
+	r = add_action(b, PMEMRAM_ACTION_BIND_KMEM, v, d->dax.target_node, 0, claim->zone);
+	for (unsigned long id = first; r >= 0 && id < end; id++)
+		r = add_action(b, PMEMRAM_ACTION_ONLINE_BLOCK, v, d->dax.target_node, id, claim->zone);
+	return r;
+}
+
+/* Namespaces are only ever claimed by UUID; unclaimed ones are not listed. */
+static int plan_namespace(struct builder *b, const struct pmemram_observed_namespace *ns)
+{
+	const struct pmemram_config *c = b->config;
+	const struct pmemram_claim *claim = NULL;
+	struct pmemram_device_verdict *v;
+	const char *mode = pmemram_ns_mode_to_string(ns->mode);
+
+	for (size_t i = 0; i < c->n_claims && !claim; i++)
+		if (c->claims[i].match == PMEMRAM_MATCH_UUID && ns->uuid[0] &&
+		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
+			claim = &c->claims[i];
+	if (!claim)
+		return 0;
+
+	v = add_verdict(b, ns->name, claim);
+	if (!claim->convert) {
+		set_verdict(v, PMEMRAM_REASON_NAMESPACE_MODE,
+			    "namespace is in %s mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)",
+			    mode ? mode : "another");
+		return 0;
+	}
+	if (ns->mounted) {
+		set_verdict(v, PMEMRAM_REASON_MOUNTED, "%s namespace in use (/dev/%s mounted or open); not converting",
+			    mode ? mode : "?", ns->blockdev[0] ? ns->blockdev : "?");
+		return 0;
+	}
+
+	set_verdict(v, PMEMRAM_REASON_NONE, "convert the %s namespace to devdax (destroys its contents)", mode ? mode : "?");
+	return add_action(b, PMEMRAM_ACTION_CONVERT_NAMESPACE, v, -1, 0, claim->zone);
+}
+
+struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)
+{
+	if (!plan)
+		return NULL;
+	free(plan->actions);
+	free(plan->verdicts);
+	free(plan->unmatched);
+	free(plan);
+	return NULL;
+}
+
+static bool observed_is_valid(const struct pmemram_observed *o)
+{
+	if (o->block_size == 0 || (o->block_size & (o->block_size - 1)) != 0)
+		return false;
+	if ((o->n_blocks && !o->blocks) || (o->n_devices && !o->devices) || (o->n_namespaces && !o->namespaces))
+		return false;
+	for (size_t i = 1; i < o->n_blocks; i++)
+		if (o->blocks[i - 1].id >= o->blocks[i].id)
+			return false;
+	return o->n_devices <= PMEMRAM_MAX_DAX_DEVICES && o->n_namespaces <= PMEMRAM_MAX_DAX_DEVICES;
+}
+
+int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemram_observed *observed,
+			 struct pmemram_plan **ret)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
+	_cleanup_(freep) bool *used = NULL;
+	struct builder b;
+	int r;
+
+	if (!config || !observed || !ret || !observed_is_valid(observed))
+		return -EINVAL;
+
+	plan = calloc(1, sizeof(*plan));
+	used = calloc(config->n_claims + 1, sizeof(*used));
+	if (!plan || !used)
+		return -ENOMEM;
+	if (observed->n_devices + observed->n_namespaces > 0) {
+		plan->verdicts = calloc(observed->n_devices + observed->n_namespaces, sizeof(*plan->verdicts));
+		if (!plan->verdicts)
+			return -ENOMEM;
+	}
+	b = (struct builder){ .config = config, .observed = observed, .plan = plan, .claim_used = used };
+
+	for (size_t i = 0; i < observed->n_devices; i++) {
+		r = plan_device(&b, &observed->devices[i]);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < observed->n_namespaces; i++) {
+		r = plan_namespace(&b, &observed->namespaces[i]);
+		if (r < 0)
+			return r;
+	}
+
+	for (size_t i = 0; i < config->n_claims; i++) {
+		if (used[i])
+			continue;
+		if (!plan->unmatched) {
+			plan->unmatched = calloc(config->n_claims, sizeof(*plan->unmatched));
+			if (!plan->unmatched)
+				return -ENOMEM;
+		}
+		strcpy(plan->unmatched[plan->n_unmatched++], config->claims[i].name);
+	}
+
+	*ret = TAKE_PTR(plan);
+	return 0;
+}
+
+bool pmemram_plan_has_refusals(const struct pmemram_plan *plan)
+{
+	for (size_t i = 0; plan && i < plan->n_verdicts; i++)
+		if (plan->verdicts[i].verdict == PMEMRAM_VERDICT_REFUSED)
+			return true;
+	return false;
+}

@@ -1,0 +1,104 @@
+/* Configuration of pmemramd: pmemram.conf plus pmemram.conf.d drop-ins, parsed from strings or a directory fd. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmemram.h"
+
+/* Every user-controllable resource has a limit (see pmemram.conf(5)). */
+#define PMEMRAM_CONFIG_MAX_LINE 1024	      /* bytes per line, without the newline */
+#define PMEMRAM_CONFIG_MAX_FILE_SIZE 65536    /* bytes per file */
+#define PMEMRAM_CONFIG_MAX_DROPINS 128	      /* *.conf files in pmemram.conf.d */
+#define PMEMRAM_CONFIG_MAX_CLAIMS 256	      /* claims over all files */
+#define PMEMRAM_CONFIG_MAX_ERRORS 16	      /* messages kept; later ones are only counted */
+#define PMEMRAM_CONFIG_NAME_MAX 64	      /* claim name, with the NUL */
+#define PMEMRAM_CONFIG_ERROR_MAX 256	      /* one message, with the NUL */
+#define PMEMRAM_UUID_STRING_MAX 37	      /* 8-4-4-4-12 hex digits and the NUL */
+
+/* Names relative to the configuration directory (/etc/pmemram). */
+#define PMEMRAM_CONFIG_MAIN "pmemram.conf"
+#define PMEMRAM_CONFIG_DROPIN_DIR "pmemram.conf.d"
+
+enum pmemram_config_shuffle {
+	PMEMRAM_CONFIG_SHUFFLE_AUTO, /* whatever the kernel decided (HMAT autodetection) */
+	PMEMRAM_CONFIG_SHUFFLE_ON,
+	PMEMRAM_CONFIG_SHUFFLE_OFF,
+	_PMEMRAM_CONFIG_SHUFFLE_MAX,
+};
+
+/* What a claim matches, most specific first: a device matched by several claims takes the first kind. */
+enum pmemram_match {
+	PMEMRAM_MATCH_UUID,	  /* namespace UUID, lower case */
+	PMEMRAM_MATCH_DEVICE,	  /* dax device name, "dax0.0" */
+	PMEMRAM_MATCH_REGION,	  /* region name, "region0" */
+	PMEMRAM_MATCH_ALL_DEVDAX, /* every dax device */
+	_PMEMRAM_MATCH_MAX,
+};
+
+/* Where a setting came from: index into pmemram_config.files and line; file -1 when never set. */
+struct pmemram_config_origin {
+	int file;
+	unsigned line;
+};
+
+struct pmemram_claim {
+	char name[PMEMRAM_CONFIG_NAME_MAX];
+	enum pmemram_match match;
+	char match_value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
+	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
+	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
+	struct pmemram_config_origin defined, match_set, zone_set, convert_set;
+};
+
+struct pmemram_config {
+	enum pmemram_config_shuffle shuffle;
+	struct pmemram_config_origin shuffle_set;
+	size_t n_claims;
+	struct pmemram_claim *claims; /* in order of first definition */
+	size_t n_files;
+	char **files; /* names of the files read, as used in messages */
+};
+
+/* Messages "FILE:LINE: key 'K': ..." of a failed parse or load. */
+struct pmemram_config_errors {
+	size_t n;	  /* messages kept in msg[] */
+	size_t n_dropped; /* further errors past PMEMRAM_CONFIG_MAX_ERRORS */
+	char msg[PMEMRAM_CONFIG_MAX_ERRORS][PMEMRAM_CONFIG_ERROR_MAX];
+};
+
+/* Append "FILE:LINE: message" ("FILE: message" for line 0); past the limit only n_dropped grows. */
+void pmemram_config_errors_add(struct pmemram_config_errors *errors, const char *file, unsigned line,
+			       const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+int pmemram_config_new(struct pmemram_config **ret);
+struct pmemram_config *pmemram_config_free(struct pmemram_config *c);
+
+/* Apply one file's text (size bytes, need not be NUL-terminated) on top of c; filename is used in
+ * messages.  -EINVAL with messages appended to errors when malformed; c is then only fit to free. */
+int pmemram_config_parse(struct pmemram_config *c, const char *filename, const char *text, size_t size,
+			 struct pmemram_config_errors *errors);
+/* Checks that need every file: each claim has a match, no match value is claimed twice,
+ * convert = yes only with a uuid match.  -EINVAL with messages appended to errors. */
+int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_errors *errors);
+
+/* Read PMEMRAM_CONFIG_MAIN then PMEMRAM_CONFIG_DROPIN_DIR/ *.conf in lexical order below dir_fd,
+ * and verify.  0 and *ret on success; -ENOENT when there is neither a main file nor a drop-in
+ * ("no configuration": claim nothing); -EINVAL when malformed, other -errno when unreadable,
+ * both with messages in errors.  *ret is untouched on failure. */
+int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_config_errors *errors);
+
+const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);
+/* "FILE:LINE" of an origin, or "(default)" when never set. */
+const char *pmemram_config_origin_to_string(const struct pmemram_config *c, struct pmemram_config_origin o,
+					    char *buf, size_t size);
+
+/* Lower-case a UUID in place after checking its 8-4-4-4-12 hex syntax; -EINVAL when malformed. */
+int pmemram_uuid_normalize(char *uuid);
+
+const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s);
+const char *pmemram_match_to_string(enum pmemram_match m);
+/* The word of the "online" key for a claim's zone: "movable", "normal"; NULL for other zones. */
+const char *pmemram_config_online_to_string(enum pmemram_zone z);
+
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_config, pmemram_config_free)

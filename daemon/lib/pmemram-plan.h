@@ -1,0 +1,152 @@
+/* The planner: (configuration, observed system) -> ordered actions and per-device verdicts, no I/O. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pmemram-config.h"
+#include "pmemram.h"
+
+#define PMEMRAM_PLAN_TEXT_MAX 256
+
+/* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
+
+/* A dax device with what libndctl and /proc add to the sysfs view. */
+struct pmemram_observed_dax {
+	struct pmemram_dax dax;			   /* from pmemram_dax_list_read() */
+	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
+	char region[32];			   /* "region0"; "" when unknown */
+	bool mapped;				   /* /dev/daxX.Y open or mapped by a process */
+	char mapped_by[48];			   /* "pid 1234 (qemu)" when known */
+};
+
+enum pmemram_ns_mode {
+	PMEMRAM_NS_RAW,
+	PMEMRAM_NS_SECTOR,
+	PMEMRAM_NS_FSDAX,
+	_PMEMRAM_NS_MODE_MAX,
+};
+
+/* A namespace that is not in devdax mode (devdax namespaces appear as dax devices). */
+struct pmemram_observed_namespace {
+	char name[32]; /* "namespace0.0" */
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+	char region[32];
+	enum pmemram_ns_mode mode;
+	uint64_t size;
+	char blockdev[32]; /* "pmem0"; "" when none */
+	bool mounted;	   /* the block device (or a partition) is mounted or otherwise held open */
+};
+
+/* A udev rule that onlines hot-added memory, other than pmemram's own. */
+struct pmemram_observed_udev {
+	bool onlines_memory;
+	enum pmemram_auto_online policy; /* what it writes to memoryN/state */
+	char rule[128];			 /* "/usr/lib/udev/rules.d/40-redhat.rules:12" */
+};
+
+struct pmemram_observed {
+	uint64_t block_size;
+	enum pmemram_auto_online auto_online; /* /sys/devices/system/memory/auto_online_blocks */
+	struct pmemram_observed_udev udev;
+	size_t n_blocks;
+	const struct pmemram_memblock *blocks; /* sorted by id, as pmemram_memory_read() returns them */
+	size_t n_devices;
+	const struct pmemram_observed_dax *devices;
+	size_t n_namespaces;
+	const struct pmemram_observed_namespace *namespaces;
+};
+
+/* ---- the plan ---------------------------------------------------------------------- */
+
+enum pmemram_action_type {
+	PMEMRAM_ACTION_CONVERT_NAMESPACE, /* ndctl create-namespace -f -e NS -m devdax: destroys data */
+	PMEMRAM_ACTION_DISABLE_DEVDAX,	  /* unbind device_dax */
+	PMEMRAM_ACTION_BIND_KMEM,	  /* bind kmem: the kernel adds the blocks, offline */
+	PMEMRAM_ACTION_OFFLINE_BLOCK,	  /* only right before ONLINE_BLOCK of the same block */
+	PMEMRAM_ACTION_ONLINE_BLOCK,
+	_PMEMRAM_ACTION_TYPE_MAX,
+};
+
+struct pmemram_action {
+	enum pmemram_action_type type;
+	char device[32]; /* dax device, or the namespace for CONVERT_NAMESPACE */
+	char claim[PMEMRAM_CONFIG_NAME_MAX];
+	int node;		/* target node, -1 for CONVERT_NAMESPACE */
+	unsigned long block;	/* memoryN, for *_BLOCK */
+	enum pmemram_zone zone; /* ONLINE_BLOCK: MOVABLE or NORMAL */
+};
+
+enum pmemram_verdict {
+	PMEMRAM_VERDICT_IGNORED,   /* no claim matches: left alone, not an error */
+	PMEMRAM_VERDICT_CONVERGED, /* claimed and already as configured */
+	PMEMRAM_VERDICT_PENDING,   /* claimed; the plan holds its actions */
+	PMEMRAM_VERDICT_REFUSED,   /* claimed, but pmemram will not touch it: see reason */
+	_PMEMRAM_VERDICT_MAX,
+};
+
+enum pmemram_reason {
+	PMEMRAM_REASON_NONE,
+	PMEMRAM_REASON_UNCLAIMED,
+	PMEMRAM_REASON_NAMESPACE_MODE,	  /* raw/sector/fsdax namespace and convert = no */
+	PMEMRAM_REASON_MOUNTED,		  /* namespace's block device in use: no conversion */
+	PMEMRAM_REASON_MAPPED,		  /* dax device in use by a process */
+	PMEMRAM_REASON_OTHER_DRIVER,	  /* bound to a driver other than device_dax or kmem */
+	PMEMRAM_REASON_NO_TARGET_NODE,	  /* kmem rejects target_node -1 */
+	PMEMRAM_REASON_NO_RESOURCE,	  /* physical address unknown (resource is root-only) */
+	PMEMRAM_REASON_TOO_SMALL,	  /* no whole memory block inside the range */
+	PMEMRAM_REASON_AUTO_ONLINE,	  /* kernel auto_online_blocks would pick another zone */
+	PMEMRAM_REASON_UDEV_ONLINE,	  /* a udev rule would online into another zone */
+	PMEMRAM_REASON_BLOCKS_MISSING,	  /* kmem bound but blocks of the range absent */
+	PMEMRAM_REASON_BLOCK_GOING_OFFLINE, /* someone is offlining a block right now */
+	PMEMRAM_REASON_ZONE_NOT_VALID,	  /* an offline block's valid_zones lacks the claimed zone */
+	_PMEMRAM_REASON_MAX,
+};
+
+struct pmemram_device_verdict {
+	char device[32]; /* dax device or namespace */
+	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* "" when ignored */
+	enum pmemram_verdict verdict;
+	enum pmemram_reason reason;
+	char text[PMEMRAM_PLAN_TEXT_MAX]; /* one line for logs and status */
+	size_t n_blocks;		  /* whole memory blocks in the device's range */
+	size_t n_blocks_done;		  /* of those, online in the claimed zone */
+};
+
+struct pmemram_plan {
+	size_t n_actions;
+	struct pmemram_action *actions; /* in the order to apply them */
+	size_t n_verdicts;
+	struct pmemram_device_verdict *verdicts; /* dax devices in observed order, then namespaces */
+	size_t n_unmatched;
+	char (*unmatched)[PMEMRAM_CONFIG_NAME_MAX]; /* claims that matched nothing */
+};
+
+/* Pure: reads config and observed, writes *ret.  A converged system gives no actions.
+ * After a CONVERT_NAMESPACE or BIND_KMEM the applier re-reads and plans again; the plan already
+ * lists the blocks kmem will add, from the device's range and the block size. */
+int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemram_observed *observed,
+			 struct pmemram_plan **ret);
+struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan);
+bool pmemram_plan_has_refusals(const struct pmemram_plan *plan);
+
+/* First and one-past-last block of [start, start + size) after alignment; -ERANGE when none fits. */
+int pmemram_block_range(uint64_t start, uint64_t size, uint64_t block_size, unsigned long *ret_first,
+			unsigned long *ret_end);
+
+const char *pmemram_action_type_to_string(enum pmemram_action_type t);
+const char *pmemram_verdict_to_string(enum pmemram_verdict v);
+const char *pmemram_reason_to_string(enum pmemram_reason r);
+const char *pmemram_ns_mode_to_string(enum pmemram_ns_mode m);
+/* One line: "dax0.0: online memory37 as movable". */
+char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t size);
+
+/* Human output: numbered actions (runs of blocks folded), then one line per device. */
+int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f);
+/* JSON object {"actions": [...], "devices": [...], "unmatched_claims": [...]}; needs json-c. */
+struct json_object;
+int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret);
+
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_plan, pmemram_plan_free)

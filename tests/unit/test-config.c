@@ -1,0 +1,415 @@
+/* Unit tests for pmemram.conf parsing: values, exact error messages, drop-in order, limits, the loader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "pmemram-config.h"
+#include "pmemram-private.h"
+
+#define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
+#define PARSE(c, file, text, errors) pmemram_config_parse((c), (file), (text), strlen(text), (errors))
+
+/* Parse one file into a fresh config; the errors come back in *errors. */
+static int parse(const char *file, const char *text, struct pmemram_config **ret, struct pmemram_config_errors *errors)
+{
+	struct pmemram_config *c;
+	int r;
+
+	*errors = (struct pmemram_config_errors){};
+	assert_int_equal(pmemram_config_new(&c), 0);
+	r = pmemram_config_parse(c, file, text, strlen(text), errors);
+	if (r >= 0)
+		r = pmemram_config_verify(c, errors);
+	*ret = c;
+	return r;
+}
+
+/* text must fail with exactly one message, msg. */
+static void expect_error(const char *file, const char *text, const char *msg)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e;
+
+	assert_int_equal(parse(file, text, &c, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], msg);
+}
+
+static void test_values(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	const struct pmemram_claim *claim;
+	struct pmemram_config_errors e;
+	char where[64];
+
+	assert_int_equal(parse("pmemram.conf",
+			       "# pmem as RAM\n"
+			       "\n"
+			       "[global]\n"
+			       "shuffle = on\n"
+			       "; another comment\n"
+			       "[claim \"fast-tier\"]\n"
+			       "  match=uuid:6E9B4C6D-1F2A-4C3B-9D8E-0A1B2C3D4E5F  \n"
+			       "convert = yes\n"
+			       "[claim \"dev\"]\n"
+			       "match = device:dax1.0\n"
+			       "online = normal\n"
+			       "[claim \"r\"]\n"
+			       "match = region:region12\n"
+			       "[claim \"everything\"]\r\n"
+			       "match = all-devdax", /* no final newline */
+			       &c, &e),
+			 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_ON);
+	assert_int_equal(c->n_claims, 4);
+
+	claim = pmemram_config_find_claim(c, "fast-tier");
+	assert_non_null(claim);
+	assert_int_equal(claim->match, PMEMRAM_MATCH_UUID);
+	assert_string_equal(claim->match_value, UUID); /* lower-cased */
+	assert_int_equal(claim->zone, PMEMRAM_ZONE_MOVABLE);
+	assert_true(claim->convert);
+	assert_string_equal(pmemram_config_origin_to_string(c, claim->match_set, where, sizeof(where)),
+			    "pmemram.conf:7");
+	assert_string_equal(pmemram_config_origin_to_string(c, claim->zone_set, where, sizeof(where)), "(default)");
+
+	claim = pmemram_config_find_claim(c, "dev");
+	assert_int_equal(claim->match, PMEMRAM_MATCH_DEVICE);
+	assert_string_equal(claim->match_value, "dax1.0");
+	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
+	assert_false(claim->convert);
+
+	assert_string_equal(pmemram_config_find_claim(c, "r")->match_value, "region12");
+	assert_int_equal(pmemram_config_find_claim(c, "everything")->match, PMEMRAM_MATCH_ALL_DEVDAX);
+	assert_null(pmemram_config_find_claim(c, "nope"));
+}
+
+static void test_uuid(void **state)
+{
+	char ok[] = "6E9B4C6D-1f2a-4c3b-9d8e-0a1b2c3d4e5f", short_group[] = "6e9b4c6d-1f2-4c3b-9d8e-0a1b2c3d4e5f0",
+	     no_dash[] = "6e9b4c6d1f2a4c3b9d8e0a1b2c3d4e5f", long_uuid[] = UUID "0", bad_digit[] = "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5g";
+
+	assert_int_equal(pmemram_uuid_normalize(ok), 0);
+	assert_string_equal(ok, UUID);
+	assert_int_equal(pmemram_uuid_normalize(short_group), -EINVAL);
+	assert_int_equal(pmemram_uuid_normalize(no_dash), -EINVAL);
+	assert_int_equal(pmemram_uuid_normalize(long_uuid), -EINVAL);
+	assert_int_equal(pmemram_uuid_normalize(bad_digit), -EINVAL);
+	assert_string_equal(bad_digit, "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5g"); /* untouched */
+}
+
+static void test_value_errors(void **state)
+{
+	expect_error("pmemram.conf.d/10-x.conf",
+		     "# line 1\n\n[claim \"fast\"]\nmatch = device:dax0.0\n\n# line 6\nonline = moveable\n",
+		     "pmemram.conf.d/10-x.conf:7: key 'online': expected 'movable' or 'normal', got 'moveable'");
+	expect_error("a.conf", "[global]\nshuffle = yes\n",
+		     "a.conf:2: key 'shuffle': expected 'auto', 'on' or 'off', got 'yes'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nconvert = true\n",
+		     "a.conf:3: key 'convert': expected 'no' or 'yes', got 'true'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:6e9b4c6d-1f2a-4c3b-9d8e\n",
+		     "a.conf:2: key 'match': invalid UUID (8-4-4-4-12 hex digits) '6e9b4c6d-1f2a-4c3b-9d8e'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = device:dax0\n",
+		     "a.conf:2: key 'match': invalid dax device name (daxX.Y) 'dax0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = region:0\n",
+		     "a.conf:2: key 'match': invalid region name (regionN) '0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = namespace0.0\n",
+		     "a.conf:2: key 'match': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN' or "
+		     "'all-devdax', got 'namespace0.0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline =\n",
+		     "a.conf:3: key 'online': expected 'movable' or 'normal', got ''");
+	/* control characters are not repeated into logs */
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline = mov\033[2Jable\n",
+		     "a.conf:3: key 'online': expected 'movable' or 'normal', got 'mov?[2Jable'");
+}
+
+static void test_syntax_errors(void **state)
+{
+	expect_error("a.conf", "[global]\nshufle = on\n", "a.conf:2: key 'shufle': unknown in [global] (known: shuffle)");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
+		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
+	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
+	expect_error("a.conf", "[device dax0.0]\nmatch = all-devdax\n",
+		     "a.conf:1: unknown section '[device dax0.0]' (expected [global] or [claim \"NAME\"])");
+	expect_error("a.conf", "[claim fast]\n", "a.conf:1: invalid claim name fast (expected \"NAME\", 1 to 63 "
+						 "letters, digits, '.', '_' or '-')");
+	expect_error("a.conf", "[claim \"a b\"]\n", "a.conf:1: invalid claim name \"a b\" (expected \"NAME\", 1 to 63 "
+						    "letters, digits, '.', '_' or '-')");
+	expect_error("a.conf", "[global\n", "a.conf:1: expected ']' at the end of section header '[global'");
+	expect_error("a.conf", "[global]\nshuffle\n", "a.conf:2: expected '[section]' or 'key = value', got 'shuffle'");
+	expect_error("a.conf", "[global]\nshuffle = on\nshuffle = off\n", "a.conf:3: key 'shuffle': already set at line 2");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\n[claim \"x\"]\n",
+		     "a.conf:3: claim 'x': defined twice in this file (first at line 1)");
+}
+
+static void test_many_errors(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(freep) char *text = NULL;
+	struct pmemram_config_errors e;
+	size_t len = 0;
+
+	/* keys of a bad section are not checked: one message, not a cascade */
+	assert_int_equal(parse("a.conf", "[bogus]\nfoo = 1\nbar = 2\n[global]\nshuffle = of\n", &c, &e), -EINVAL);
+	assert_int_equal(e.n, 2);
+	assert_string_equal(e.msg[1], "a.conf:5: key 'shuffle': expected 'auto', 'on' or 'off', got 'of'");
+	c = pmemram_config_free(c);
+
+	/* all errors of a file are reported, up to the limit; the rest are counted */
+	text = malloc(64 * 20);
+	assert_non_null(text);
+	len += (size_t)sprintf(text, "[global]\n");
+	for (int i = 0; i < 20; i++)
+		len += (size_t)sprintf(text + len, "bad%d = 1\n", i);
+	assert_int_equal(parse("a.conf", text, &c, &e), -EINVAL);
+	assert_int_equal(e.n, PMEMRAM_CONFIG_MAX_ERRORS);
+	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
+	assert_string_equal(e.msg[15], "a.conf:17: key 'bad15': unknown in [global] (known: shuffle)");
+}
+
+static void test_verify_errors(void **state)
+{
+	expect_error("a.conf", "[claim \"x\"]\nmatch = device:dax0.0\nconvert = yes\n",
+		     "a.conf:3: key 'convert': 'yes' needs 'match = uuid:UUID', claim 'x' has 'match = device:dax0.0' "
+		     "(a.conf:2)");
+	expect_error("a.conf", "[claim \"x\"]\nonline = normal\n", "a.conf:1: claim 'x': key 'match' missing");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:" UUID "\n[claim \"y\"]\nmatch = uuid:" UUID "\n",
+		     "a.conf:4: key 'match': 'uuid:" UUID "' already claimed by 'x' (a.conf:2)");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\n[claim \"y\"]\nmatch = all-devdax\n",
+		     "a.conf:4: key 'match': 'all-devdax' already claimed by 'x' (a.conf:2)");
+}
+
+static void test_limits(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(freep) char *text = NULL;
+	struct pmemram_config_errors e;
+	size_t len = 0;
+
+	text = calloc(1, PMEMRAM_CONFIG_MAX_FILE_SIZE + 2);
+	assert_non_null(text);
+
+	/* line length: the limit itself passes, one more byte fails */
+	len = (size_t)sprintf(text, "[global]\n#");
+	memset(text + len, 'x', PMEMRAM_CONFIG_MAX_LINE - 1);
+	assert_int_equal(parse("a.conf", text, &c, &e), 0);
+	c = pmemram_config_free(c);
+	strcat(text, "x\n");
+	expect_error("a.conf", text, "a.conf:2: line longer than 1024 bytes");
+
+	/* file size */
+	memset(text, '#', PMEMRAM_CONFIG_MAX_FILE_SIZE + 1);
+	for (size_t i = 100; i < PMEMRAM_CONFIG_MAX_FILE_SIZE; i += 100)
+		text[i] = '\n';
+	text[PMEMRAM_CONFIG_MAX_FILE_SIZE + 1] = '\0';
+	expect_error("a.conf", text, "a.conf: larger than 65536 bytes");
+	text[PMEMRAM_CONFIG_MAX_FILE_SIZE] = '\0';
+	assert_int_equal(parse("a.conf", text, &c, &e), 0);
+	c = pmemram_config_free(c);
+
+	/* claims */
+	len = 0;
+	for (int i = 0; i <= PMEMRAM_CONFIG_MAX_CLAIMS; i++)
+		len += (size_t)sprintf(text + len, "[claim \"c%d\"]\nmatch = device:dax%d.0\n", i, i);
+	expect_error("a.conf", text, "a.conf:513: claim 'c256': more than 256 claims");
+
+	/* a NUL byte ends the parse: not a text file */
+	assert_int_equal(pmemram_config_new(&c), 0);
+	e = (struct pmemram_config_errors){};
+	assert_int_equal(pmemram_config_parse(c, "a.conf", "[global]\nshu\0ffle = on\n", 22, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], "a.conf:2: contains a NUL byte, not a text file");
+}
+
+/* Layers: a later file overrides single keys, a claim reopened elsewhere keeps its other keys. */
+static void test_override_order(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e = {};
+	const struct pmemram_claim *claim;
+	char where[64];
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf", "[global]\nshuffle = on\n[claim \"a\"]\nmatch = device:dax0.0\n", &e), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/10-a.conf", "[claim \"a\"]\nonline = normal\n", &e), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/20-b.conf", "[global]\nshuffle = off\n", &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	assert_int_equal(e.n, 0);
+
+	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_OFF);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->shuffle_set, where, sizeof(where)),
+			    "pmemram.conf.d/20-b.conf:2");
+	claim = pmemram_config_find_claim(c, "a");
+	assert_int_equal(c->n_claims, 1);
+	assert_string_equal(claim->match_value, "dax0.0");
+	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
+	assert_string_equal(pmemram_config_origin_to_string(c, claim->zone_set, where, sizeof(where)),
+			    "pmemram.conf.d/10-a.conf:2");
+}
+
+/* ---- the loader, on a directory under mkdtemp() ---------------------------------------- */
+
+struct dir {
+	char path[64];
+	int fd;
+};
+
+static void write_file(struct dir *d, const char *name, const char *text)
+{
+	_cleanup_(closep) int fd = openat(d->fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+}
+
+static int dir_setup(void **state)
+{
+	struct dir *d = calloc(1, sizeof(*d));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!d)
+		return -1;
+	snprintf(d->path, sizeof(d->path), "%s/test-config.XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+	if (!mkdtemp(d->path))
+		return -1;
+	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*state = d;
+	return d->fd >= 0 ? 0 : -1;
+}
+
+static int dir_teardown(void **state)
+{
+	struct dir *d = *state;
+	char cmd[128];
+
+	safe_close(d->fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
+	free(d);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_load_missing(void **state)
+{
+	struct pmemram_config *c = (void *)0x1;
+	struct pmemram_config_errors e = {};
+	struct dir *d = *state;
+
+	/* nothing at all: "no configuration", distinct from malformed, no messages */
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), -ENOENT);
+	assert_ptr_equal(c, (void *)0x1);
+	assert_int_equal(e.n, 0);
+
+	/* an empty drop-in directory is still nothing */
+	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d", 0755), 0);
+	write_file(d, "pmemram.conf.d/README", "not a drop-in\n");
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), -ENOENT);
+
+	/* an empty main file is a configuration that claims nothing */
+	write_file(d, "pmemram.conf", "");
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), 0);
+	assert_int_equal(c->n_claims, 0);
+	c = pmemram_config_free(c);
+}
+
+static void test_load_dropins(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e = {};
+	struct dir *d = *state;
+	char where[64];
+
+	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d", 0755), 0);
+	/* no main file: drop-ins alone are a configuration (pmemramctl claim writes them) */
+	write_file(d, "pmemram.conf.d/20-b.conf", "[global]\nshuffle = off\n");
+	write_file(d, "pmemram.conf.d/10-a.conf", "[global]\nshuffle = on\n[claim \"a\"]\nmatch = all-devdax\n");
+	write_file(d, "pmemram.conf.d/.30-hidden.conf", "garbage\n");
+	write_file(d, "pmemram.conf.d/40-c.conf.bak", "garbage\n");
+
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), 0);
+	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_OFF);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->shuffle_set, where, sizeof(where)),
+			    "pmemram.conf.d/20-b.conf:2");
+	assert_int_equal(c->n_files, 2);
+	assert_string_equal(c->files[0], "pmemram.conf.d/10-a.conf");
+	c = pmemram_config_free(c);
+
+	/* the main file comes first, whatever the names */
+	write_file(d, "pmemram.conf", "[global]\nshuffle = auto\n[claim \"a\"]\nonline = normal\n");
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), 0);
+	assert_string_equal(c->files[0], "pmemram.conf");
+	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_OFF);
+	assert_int_equal(c->claims[0].zone, PMEMRAM_ZONE_NORMAL);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->claims[0].match_set, where, sizeof(where)),
+			    "pmemram.conf.d/10-a.conf:4");
+}
+
+static void test_load_errors(void **state)
+{
+	struct pmemram_config *c = (void *)0x1;
+	struct pmemram_config_errors e = {};
+	struct dir *d = *state;
+	char name[64];
+
+	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d", 0755), 0);
+	write_file(d, "pmemram.conf", "[global]\nshuffle = maybe\n");
+	write_file(d, "pmemram.conf.d/10-x.conf", "[claim \"x\"]\nmatch = all-devdax\nonline = moveable\n");
+	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d/20-dir.conf", 0755), 0);
+
+	/* every broken file is reported in one go, and nothing is returned */
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), -EINVAL);
+	assert_ptr_equal(c, (void *)0x1);
+	assert_int_equal(e.n, 3);
+	assert_string_equal(e.msg[0], "pmemram.conf:2: key 'shuffle': expected 'auto', 'on' or 'off', got 'maybe'");
+	assert_string_equal(e.msg[1], "pmemram.conf.d/10-x.conf:3: key 'online': expected 'movable' or 'normal', got "
+				      "'moveable'");
+	assert_string_equal(e.msg[2], "pmemram.conf.d/20-dir.conf: not a regular file");
+
+	/* a problem only visible across files names the key's file */
+	write_file(d, "pmemram.conf", "[claim \"x\"]\nconvert = yes\n");
+	write_file(d, "pmemram.conf.d/10-x.conf", "[claim \"x\"]\nmatch = region:region0\n");
+	assert_int_equal(unlinkat(d->fd, "pmemram.conf.d/20-dir.conf", AT_REMOVEDIR), 0);
+	e = (struct pmemram_config_errors){};
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], "pmemram.conf:2: key 'convert': 'yes' needs 'match = uuid:UUID', claim 'x' has "
+				      "'match = region:region0' (pmemram.conf.d/10-x.conf:2)");
+
+	/* drop-in count */
+	write_file(d, "pmemram.conf", "");
+	write_file(d, "pmemram.conf.d/10-x.conf", "");
+	for (int i = 0; i < PMEMRAM_CONFIG_MAX_DROPINS; i++) {
+		snprintf(name, sizeof(name), "pmemram.conf.d/50-%03d.conf", i);
+		write_file(d, name, "");
+	}
+	e = (struct pmemram_config_errors){};
+	assert_int_equal(pmemram_config_load(d->fd, &c, &e), -EINVAL);
+	assert_string_equal(e.msg[0], "pmemram.conf.d: more than 128 *.conf files");
+	assert_ptr_equal(c, (void *)0x1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_uuid),
+		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_many_errors),
+		cmocka_unit_test(test_verify_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_override_order),
+		cmocka_unit_test_setup_teardown(test_load_missing, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_load_dropins, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_load_errors, dir_setup, dir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,685 @@
+/* Unit tests for the planner: hand-written states, refusals, and replanning after a kill at every step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pmemram-plan.h"
+#include "pmemram-private.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define BLOCK (128 * MiB)
+/* The brief's guest: a 1006 MiB device at 5 GiB holds blocks 40..46. */
+#define START UINT64_C(0x140000000)
+#define SIZE (1006 * MiB)
+#define FIRST 40
+#define END 47
+#define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
+#define UUID2 "11111111-2222-3333-4444-555555555555"
+#define BOTH_ZONES ((1u << PMEMRAM_ZONE_NORMAL) | (1u << PMEMRAM_ZONE_MOVABLE))
+
+/* A system the tests can edit and the simulator can change, as the kernel would. */
+struct world {
+	struct pmemram_memblock blocks[64];
+	struct pmemram_observed_dax devices[4];
+	struct pmemram_observed_namespace namespaces[2];
+	struct pmemram_observed o;
+};
+
+static int compare_blocks(const void *a, const void *b)
+{
+	const struct pmemram_memblock *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void add_blocks(struct world *w, unsigned long first, unsigned long end, enum pmemram_block_state state,
+		       enum pmemram_zone zone, int node)
+{
+	for (unsigned long id = first; id < end; id++) {
+		assert_true(w->o.n_blocks < ELEMENTSOF(w->blocks));
+		w->blocks[w->o.n_blocks++] = (struct pmemram_memblock){
+			.id = id,
+			.phys_index = id,
+			.state = state,
+			.zones = { .first = zone, .mask = state == PMEMRAM_BLOCK_ONLINE ? 1u << zone : BOTH_ZONES },
+			.node = node,
+		};
+	}
+	qsort(w->blocks, w->o.n_blocks, sizeof(w->blocks[0]), compare_blocks);
+}
+
+static struct pmemram_memblock *block(struct world *w, unsigned long id)
+{
+	for (size_t i = 0; i < w->o.n_blocks; i++)
+		if (w->blocks[i].id == id)
+			return &w->blocks[i];
+	fail_msg("no block %lu", id);
+	return NULL;
+}
+
+/* Blocks first..end-1, which exist, online in zone (as someone onlined them earlier). */
+static void set_online(struct world *w, unsigned long first, unsigned long end, enum pmemram_zone zone)
+{
+	for (unsigned long id = first; id < end; id++) {
+		block(w, id)->state = PMEMRAM_BLOCK_ONLINE;
+		block(w, id)->zones = (struct pmemram_zones){ .first = zone, .mask = 1u << zone };
+	}
+}
+
+/* Node 0's boot memory (blocks 0..7, Normal), so lookups skip unrelated blocks. */
+static void world_init(struct world *w)
+{
+	*w = (struct world){};
+	w->o = (struct pmemram_observed){
+		.block_size = BLOCK,
+		.auto_online = PMEMRAM_AUTO_ONLINE_OFFLINE,
+		.blocks = w->blocks,
+		.devices = w->devices,
+		.namespaces = w->namespaces,
+	};
+	add_blocks(w, 0, 8, PMEMRAM_BLOCK_ONLINE, PMEMRAM_ZONE_NORMAL, 0);
+}
+
+static struct pmemram_observed_dax *add_dax(struct world *w, const char *name, const char *uuid,
+					    enum pmemram_dax_mode mode, uint64_t start, uint64_t size)
+{
+	struct pmemram_observed_dax *d = &w->devices[w->o.n_devices++];
+
+	*d = (struct pmemram_observed_dax){
+		.dax = { .mode = mode, .target_node = 2, .size = size, .has_resource = true, .resource = start },
+	};
+	strcpy(d->dax.name, name);
+	strcpy(d->dax.driver, mode == PMEMRAM_DAX_DEVDAX ? "device_dax" : mode == PMEMRAM_DAX_SYSTEM_RAM ? "kmem" : "");
+	strcpy(d->uuid, uuid);
+	strcpy(d->region, "region0");
+	return d;
+}
+
+/* dax0.0 claimed by UUID in the given mode; kmem-bound devices get their blocks offline. */
+static struct pmemram_observed_dax *world_with_dax(struct world *w, enum pmemram_dax_mode mode)
+{
+	world_init(w);
+	if (mode == PMEMRAM_DAX_SYSTEM_RAM)
+		add_blocks(w, FIRST, END, PMEMRAM_BLOCK_OFFLINE, PMEMRAM_ZONE_NORMAL, 2);
+	return add_dax(w, "dax0.0", UUID, mode, START, SIZE);
+}
+
+static struct pmemram_config *config(const char *text)
+{
+	struct pmemram_config_errors e = {};
+	struct pmemram_config *c;
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_config_parse(c, "test.conf", text, strlen(text), &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	return c;
+}
+
+#define CLAIM_UUID "[claim \"fast\"]\nmatch = uuid:" UUID "\n"
+
+static struct pmemram_plan *plan(const struct world *w, const char *config_text)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config(config_text);
+	struct pmemram_plan *p = NULL;
+
+	assert_int_equal(pmemram_plan_compute(c, &w->o, &p), 0);
+	assert_non_null(p);
+	return p;
+}
+
+static void expect_action(const struct pmemram_plan *p, size_t i, enum pmemram_action_type type, const char *device,
+			  unsigned long block)
+{
+	assert_true(i < p->n_actions);
+	assert_int_equal(p->actions[i].type, type);
+	assert_string_equal(p->actions[i].device, device);
+	if (type == PMEMRAM_ACTION_ONLINE_BLOCK || type == PMEMRAM_ACTION_OFFLINE_BLOCK)
+		assert_int_equal(p->actions[i].block, block);
+}
+
+static void expect_verdict(const struct pmemram_plan *p, size_t i, enum pmemram_verdict verdict,
+			   enum pmemram_reason reason, const char *text)
+{
+	assert_true(i < p->n_verdicts);
+	assert_int_equal(p->verdicts[i].verdict, verdict);
+	assert_int_equal(p->verdicts[i].reason, reason);
+	if (text)
+		assert_string_equal(p->verdicts[i].text, text);
+}
+
+/* A refusal: the device's only verdict, no actions. */
+static void expect_refusal(const struct world *w, const char *config_text, enum pmemram_reason reason, const char *text)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(w, config_text);
+
+	assert_int_equal(p->n_actions, 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_REFUSED, reason, text);
+	assert_true(pmemram_plan_has_refusals(p));
+}
+
+/* ---- the kernel, simulated: every action must be legal in the state it meets ---------- */
+
+static struct pmemram_observed_dax *find_dax(struct world *w, const char *name)
+{
+	for (size_t i = 0; i < w->o.n_devices; i++)
+		if (streq(w->devices[i].dax.name, name))
+			return &w->devices[i];
+	fail_msg("no device %s", name);
+	return NULL;
+}
+
+static void apply(struct world *w, const struct pmemram_action *a)
+{
+	struct pmemram_observed_dax *d;
+	struct pmemram_memblock *b;
+	unsigned long first, end;
+
+	switch (a->type) {
+	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
+		assert_int_equal(w->o.n_namespaces, 1);
+		assert_string_equal(w->namespaces[0].name, a->device);
+		add_dax(w, "dax0.0", w->namespaces[0].uuid, PMEMRAM_DAX_DEVDAX, START, SIZE);
+		w->o.n_namespaces = 0;
+		break;
+	case PMEMRAM_ACTION_DISABLE_DEVDAX:
+		d = find_dax(w, a->device);
+		assert_int_equal(d->dax.mode, PMEMRAM_DAX_DEVDAX);
+		d->dax.mode = PMEMRAM_DAX_UNBOUND;
+		break;
+	case PMEMRAM_ACTION_BIND_KMEM:
+		d = find_dax(w, a->device);
+		assert_int_equal(d->dax.mode, PMEMRAM_DAX_UNBOUND);
+		assert_int_equal(pmemram_block_range(d->dax.resource, d->dax.size, BLOCK, &first, &end), 0);
+		d->dax.mode = PMEMRAM_DAX_SYSTEM_RAM;
+		add_blocks(w, first, end, PMEMRAM_BLOCK_OFFLINE, PMEMRAM_ZONE_NORMAL, a->node);
+		break;
+	case PMEMRAM_ACTION_OFFLINE_BLOCK:
+		b = block(w, a->block);
+		assert_int_equal(b->state, PMEMRAM_BLOCK_ONLINE);
+		*b = (struct pmemram_memblock){ .id = b->id, .state = PMEMRAM_BLOCK_OFFLINE, .node = b->node,
+						.zones = { .first = PMEMRAM_ZONE_NORMAL, .mask = BOTH_ZONES } };
+		break;
+	case PMEMRAM_ACTION_ONLINE_BLOCK:
+		b = block(w, a->block);
+		assert_int_equal(b->state, PMEMRAM_BLOCK_OFFLINE); /* never online twice */
+		assert_true(b->zones.mask & (1u << a->zone));
+		set_online(w, a->block, a->block + 1, a->zone);
+		break;
+	default:
+		fail();
+	}
+}
+
+/* Plan and apply, as the daemon does, until a plan is empty (a conversion takes a second round);
+ * then everything claimed must be converged.  Returns the number of actions applied. */
+static size_t converge(struct world *w, const char *config_text)
+{
+	size_t total = 0;
+
+	for (int round = 0;; round++) {
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(w, config_text);
+
+		if (p->n_actions == 0) {
+			for (size_t i = 0; i < p->n_verdicts; i++)
+				assert_int_equal(p->verdicts[i].verdict, PMEMRAM_VERDICT_CONVERGED);
+			return total;
+		}
+		assert_true(round < 2);
+		for (size_t i = 0; i < p->n_actions; i++)
+			apply(w, &p->actions[i]);
+		total += p->n_actions;
+	}
+}
+
+/* ---- cases ---------------------------------------------------------------------------- */
+
+static void test_fresh_devdax(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	p = plan(&w, CLAIM_UUID);
+
+	assert_int_equal(p->n_actions, 2 + 7);
+	expect_action(p, 0, PMEMRAM_ACTION_DISABLE_DEVDAX, "dax0.0", 0);
+	expect_action(p, 1, PMEMRAM_ACTION_BIND_KMEM, "dax0.0", 0);
+	assert_int_equal(p->actions[1].node, 2);
+	for (size_t i = 0; i < 7; i++) {
+		expect_action(p, 2 + i, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", FIRST + i);
+		assert_int_equal(p->actions[2 + i].zone, PMEMRAM_ZONE_MOVABLE);
+		assert_string_equal(p->actions[2 + i].claim, "fast");
+	}
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "disable device_dax, bind kmem, then online 7 blocks as movable on node 2");
+	assert_int_equal(p->verdicts[0].n_blocks, 7);
+	assert_int_equal(p->n_unmatched, 0);
+	assert_false(pmemram_plan_has_refusals(p));
+}
+
+static void test_converged(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_SYSTEM_RAM);
+	set_online(&w, FIRST, END, PMEMRAM_ZONE_MOVABLE);
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_CONVERGED, PMEMRAM_REASON_NONE, "7 blocks online as movable");
+	assert_int_equal(p->verdicts[0].n_blocks_done, 7);
+}
+
+/* kill -9 after 3 of 7 blocks: only the other 4 are onlined. */
+static void test_partial(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_SYSTEM_RAM);
+	set_online(&w, FIRST, FIRST + 3, PMEMRAM_ZONE_MOVABLE);
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 4);
+	for (size_t i = 0; i < 4; i++)
+		expect_action(p, i, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", FIRST + 3 + i);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "3 of 7 blocks online as movable; 4 to online, 0 to move from another zone");
+	assert_int_equal(converge(&w, CLAIM_UUID), 4);
+}
+
+/* Stopped after any number of steps, a new plan finishes the rest without redoing anything. */
+static void test_kill_anywhere(void **state)
+{
+	static const char *const configs[] = {
+		CLAIM_UUID,
+		"[claim \"n\"]\nmatch = uuid:" UUID "\nonline = normal\nconvert = yes\n",
+	};
+
+	for (size_t c = 0; c < ELEMENTSOF(configs); c++)
+		for (size_t k = 0;; k++) {
+			_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL, *rest = NULL;
+			struct world w;
+
+			if (c == 0)
+				world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+			else {
+				world_init(&w);
+				w.o.n_namespaces = 1;
+				w.namespaces[0] = (struct pmemram_observed_namespace){
+					.name = "namespace0.0", .uuid = UUID, .mode = PMEMRAM_NS_FSDAX, .blockdev = "pmem0"
+				};
+			}
+			p = plan(&w, configs[c]);
+			if (k > p->n_actions)
+				break;
+			for (size_t i = 0; i < k; i++)
+				apply(&w, &p->actions[i]);
+
+			rest = plan(&w, configs[c]);
+			/* a conversion ends the plan: the new dax device is planned once it exists */
+			if (c == 0 || k == 0)
+				assert_int_equal(rest->n_actions, p->n_actions - k);
+			converge(&w, configs[c]);
+		}
+}
+
+static void test_unbound(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_UNBOUND);
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 1 + 7);
+	expect_action(p, 0, PMEMRAM_ACTION_BIND_KMEM, "dax0.0", 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "bind kmem, then online 7 blocks as movable on node 2");
+}
+
+static void test_unclaimed(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	p = plan(&w, "[claim \"other\"]\nmatch = uuid:" UUID2 "\n");
+	assert_int_equal(p->n_actions, 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
+	assert_string_equal(p->verdicts[0].claim, "");
+	assert_false(pmemram_plan_has_refusals(p));
+	assert_int_equal(p->n_unmatched, 1);
+	assert_string_equal(p->unmatched[0], "other");
+	p = pmemram_plan_free(p);
+
+	/* no configuration at all: nothing is touched */
+	p = plan(&w, "");
+	assert_int_equal(p->n_actions, 0);
+	assert_int_equal(p->verdicts[0].verdict, PMEMRAM_VERDICT_IGNORED);
+}
+
+static void test_busy(void **state)
+{
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	d = world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	d->mapped = true;
+	strcpy(d->mapped_by, "pid 1234 (qemu)");
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_MAPPED, "in use by pid 1234 (qemu): stop it before pmemram can take the memory");
+
+	d->mapped_by[0] = '\0';
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_MAPPED, "in use by a process: stop it before pmemram can take the memory");
+
+	d->mapped = false;
+	d->dax.target_node = -1;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_NO_TARGET_NODE,
+		       "no target node: the firmware did not assign one, kmem would reject it");
+
+	d->dax.has_resource = false;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_NO_RESOURCE,
+		       "physical address unknown (resource is readable by root only)");
+
+	d->dax.mode = PMEMRAM_DAX_OTHER;
+	strcpy(d->dax.driver, "dax_pmem_compat");
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_OTHER_DRIVER, "bound to driver dax_pmem_compat, not device_dax or kmem");
+}
+
+static void test_too_small(void **state)
+{
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	d = world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	d->dax.resource = UINT64_C(0x148000000);
+	d->dax.size = 100 * MiB;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_TOO_SMALL,
+		       "100 MiB at 0x148000000 holds no whole 128 MiB memory block (start aligned up 0x148000000, "
+		       "end aligned down 0x148000000)");
+
+	/* a whole block's worth, but straddling a boundary */
+	d->dax.resource = UINT64_C(0x144000000);
+	d->dax.size = BLOCK;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_TOO_SMALL,
+		       "128 MiB at 0x144000000 holds no whole 128 MiB memory block (start aligned up 0x148000000, "
+		       "end aligned down 0x148000000)");
+
+	/* inside one block */
+	d->dax.resource = UINT64_C(0x149000000);
+	d->dax.size = MiB;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_TOO_SMALL,
+		       "1 MiB at 0x149000000 holds no whole 128 MiB memory block (start aligned up 0x150000000, "
+		       "end aligned down 0x148000000)");
+}
+
+static void test_auto_online(void **state)
+{
+	static const struct {
+		enum pmemram_auto_online policy;
+		const char *online;
+		bool refused;
+	} cases[] = {
+		{ PMEMRAM_AUTO_ONLINE_OFFLINE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_OFFLINE, "normal", false },
+		{ PMEMRAM_AUTO_ONLINE_ONLINE, "movable", true },	  { PMEMRAM_AUTO_ONLINE_ONLINE, "normal", true },
+		{ PMEMRAM_AUTO_ONLINE_KERNEL, "movable", true },	  { PMEMRAM_AUTO_ONLINE_KERNEL, "normal", false },
+		{ PMEMRAM_AUTO_ONLINE_MOVABLE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_MOVABLE, "normal", true },
+	};
+	struct world w;
+	char conf[256];
+
+	world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+
+		snprintf(conf, sizeof(conf), CLAIM_UUID "online = %s\n", cases[i].online);
+		w.o.auto_online = cases[i].policy;
+		p = plan(&w, conf);
+		assert_int_equal(pmemram_plan_has_refusals(p), cases[i].refused);
+		assert_int_equal(p->n_actions, cases[i].refused ? 0 : 9);
+	}
+
+	w.o.auto_online = PMEMRAM_AUTO_ONLINE_ONLINE;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_AUTO_ONLINE,
+		       "auto_online_blocks is 'online': the kernel would online the new blocks itself, not as movable; "
+		       "set it to 'offline'");
+
+	/* once kmem is bound the blocks exist: the policy no longer matters */
+	world_with_dax(&w, PMEMRAM_DAX_SYSTEM_RAM);
+	w.o.auto_online = PMEMRAM_AUTO_ONLINE_ONLINE;
+	assert_int_equal(converge(&w, CLAIM_UUID), 7);
+}
+
+static void test_udev_online(void **state)
+{
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	w.o.udev = (struct pmemram_observed_udev){ .onlines_memory = true, .policy = PMEMRAM_AUTO_ONLINE_ONLINE,
+						   .rule = "/usr/lib/udev/rules.d/40-redhat.rules:12" };
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_UDEV_ONLINE,
+		       "udev rule /usr/lib/udev/rules.d/40-redhat.rules:12 onlines new memory as 'online', not as movable");
+
+	w.o.udev.policy = PMEMRAM_AUTO_ONLINE_MOVABLE;
+	assert_int_equal(converge(&w, CLAIM_UUID), 9);
+}
+
+static void test_wrong_zone(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_SYSTEM_RAM);
+	set_online(&w, FIRST, END, PMEMRAM_ZONE_MOVABLE);
+	/* someone else onlined two blocks: one into Normal, one spanning zones */
+	set_online(&w, 44, 45, PMEMRAM_ZONE_NORMAL);
+	set_online(&w, 46, 47, PMEMRAM_ZONE_NONE);
+	block(&w, 45)->state = PMEMRAM_BLOCK_OFFLINE;
+	block(&w, 45)->zones.mask = BOTH_ZONES;
+
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 5);
+	expect_action(p, 0, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", 45);
+	expect_action(p, 1, PMEMRAM_ACTION_OFFLINE_BLOCK, "dax0.0", 44);
+	expect_action(p, 2, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", 44);
+	expect_action(p, 3, PMEMRAM_ACTION_OFFLINE_BLOCK, "dax0.0", 46);
+	expect_action(p, 4, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", 46);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "4 of 7 blocks online as movable; 1 to online, 2 to move from another zone");
+	assert_int_equal(converge(&w, CLAIM_UUID), 5);
+}
+
+static void test_block_refusals(void **state)
+{
+	struct world w;
+
+	world_with_dax(&w, PMEMRAM_DAX_SYSTEM_RAM);
+	block(&w, 43)->state = PMEMRAM_BLOCK_GOING_OFFLINE;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_BLOCK_GOING_OFFLINE,
+		       "memory43 is going offline (a release in progress?); retry when it settles");
+
+	block(&w, 43)->state = PMEMRAM_BLOCK_OFFLINE;
+	block(&w, 43)->zones = (struct pmemram_zones){ PMEMRAM_ZONE_NORMAL, 1u << PMEMRAM_ZONE_NORMAL };
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_ZONE_NOT_VALID, "memory43 cannot be onlined as movable (valid zones: Normal)");
+
+	world_init(&w);
+	add_blocks(&w, FIRST, FIRST + 5, PMEMRAM_BLOCK_OFFLINE, PMEMRAM_ZONE_NORMAL, 2);
+	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_SYSTEM_RAM, START, SIZE);
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_BLOCKS_MISSING,
+		       "bound to kmem, but 2 of the 7 blocks memory40..memory46 are absent");
+}
+
+/* uuid beats device beats region beats all-devdax, whatever the order in the file. */
+static void test_precedence(void **state)
+{
+	static const char conf[] = "[claim \"all\"]\nmatch = all-devdax\n"
+				   "[claim \"region\"]\nmatch = region:region1\nonline = normal\n"
+				   "[claim \"dev\"]\nmatch = device:dax1.0\n"
+				   "[claim \"uuid\"]\nmatch = uuid:" UUID2 "\n"
+				   "[claim \"nothing\"]\nmatch = region:region9\n";
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	add_dax(&w, "dax0.0", "", PMEMRAM_DAX_DEVDAX, START, SIZE);
+	strcpy(add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
+	strcpy(add_dax(&w, "dax1.1", "", PMEMRAM_DAX_DEVDAX, START + 9 * BLOCK, BLOCK)->region, "region1");
+	strcpy(add_dax(&w, "dax2.0", UUID, PMEMRAM_DAX_DEVDAX, START + 10 * BLOCK, BLOCK)->region, "region2");
+
+	p = plan(&w, conf);
+	assert_int_equal(p->n_verdicts, 4);
+	assert_string_equal(p->verdicts[0].claim, "all");
+	assert_string_equal(p->verdicts[1].claim, "uuid");
+	assert_string_equal(p->verdicts[2].claim, "region");
+	assert_string_equal(p->verdicts[3].claim, "all");
+	assert_int_equal(p->actions[p->n_actions - 1].zone, PMEMRAM_ZONE_MOVABLE);
+	assert_int_equal(p->n_unmatched, 2);
+	assert_string_equal(p->unmatched[0], "dev");
+	assert_string_equal(p->unmatched[1], "nothing");
+}
+
+static void test_namespaces(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	w.o.n_namespaces = 2;
+	w.namespaces[0] = (struct pmemram_observed_namespace){
+		.name = "namespace0.0", .uuid = UUID, .mode = PMEMRAM_NS_FSDAX, .blockdev = "pmem0", .size = SIZE
+	};
+	w.namespaces[1] = (struct pmemram_observed_namespace){
+		.name = "namespace1.0", .uuid = UUID2, .mode = PMEMRAM_NS_RAW, .blockdev = "pmem1"
+	};
+
+	/* claimed by UUID, but conversion not allowed; the unclaimed namespace is not listed */
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_verdicts, 1);
+	assert_string_equal(p->verdicts[0].device, "namespace0.0");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_NAMESPACE_MODE,
+		       "namespace is in fsdax mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)");
+	p = pmemram_plan_free(p);
+
+	/* region and all-devdax claims never convert */
+	p = plan(&w, "[claim \"a\"]\nmatch = all-devdax\n[claim \"r\"]\nmatch = region:region0\n");
+	assert_int_equal(p->n_verdicts, 0);
+	assert_int_equal(p->n_actions, 0);
+	p = pmemram_plan_free(p);
+
+	p = plan(&w, CLAIM_UUID "convert = yes\n");
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "convert the fsdax namespace to devdax (destroys its contents)");
+	p = pmemram_plan_free(p);
+
+	w.namespaces[0].mounted = true;
+	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_MOUNTED,
+		       "fsdax namespace in use (/dev/pmem0 mounted or open); not converting");
+}
+
+static void test_output(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	_cleanup_(freep) char *text = NULL;
+	struct json_object *j = NULL, *a, *v;
+	size_t size = 0;
+	struct world w;
+	char line[128];
+	FILE *f;
+
+	world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK);
+	p = plan(&w, CLAIM_UUID "[claim \"spare\"]\nmatch = device:dax9.0\n");
+
+	assert_string_equal(pmemram_action_describe(&p->actions[0], line, sizeof(line)), "dax0.0: disable device_dax");
+	assert_string_equal(pmemram_action_describe(&p->actions[1], line, sizeof(line)), "dax0.0: bind kmem (node 2)");
+	assert_string_equal(pmemram_action_describe(&p->actions[2], line, sizeof(line)), "dax0.0: online memory40 as movable");
+
+	f = open_memstream(&text, &size);
+	assert_non_null(f);
+	assert_int_equal(pmemram_plan_print(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text,
+			    "Actions (9):\n"
+			    "    1. dax0.0: disable device_dax\n"
+			    "    2. dax0.0: bind kmem (node 2)\n"
+			    "    3. dax0.0: online memory40..memory46 as movable (7 blocks)\n"
+			    "Devices:\n"
+			    "  dax0.0         fast             pending   disable device_dax, bind kmem, then online 7 blocks as movable on node 2\n"
+			    "  dax1.0         -                ignored   not claimed by any configuration\n"
+			    "Claim 'spare' matches no device.\n");
+
+	assert_int_equal(pmemram_plan_to_json(p, &j), 0);
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "actions")), 9);
+	a = json_object_array_get_idx(json_object_object_get(j, "actions"), 8);
+	assert_string_equal(json_object_get_string(json_object_object_get(a, "action")), "online-block");
+	assert_int_equal(json_object_get_int(json_object_object_get(a, "block")), 46);
+	assert_string_equal(json_object_get_string(json_object_object_get(a, "zone")), "movable");
+	assert_int_equal(json_object_get_int(json_object_object_get(a, "node")), 2);
+	v = json_object_array_get_idx(json_object_object_get(j, "devices"), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "verdict")), "ignored");
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "reason")), "unclaimed");
+	assert_true(json_object_object_get_ex(v, "claim", NULL));
+	assert_null(json_object_object_get(v, "claim"));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(json_object_object_get(j, "unmatched_claims"), 0)),
+			    "spare");
+	json_object_put(j);
+
+	/* converged: says so instead of "0 actions" */
+	world_init(&w);
+	p = pmemram_plan_free(p);
+	p = plan(&w, "");
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &size);
+	assert_int_equal(pmemram_plan_print(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text, "Nothing to do.\n");
+}
+
+static void test_bad_input(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config("");
+	struct pmemram_plan *p = (void *)0x1;
+	unsigned long first = 7, end = 7;
+	struct world w;
+
+	assert_int_equal(pmemram_block_range(START, SIZE, BLOCK, &first, &end), 0);
+	assert_int_equal(first, FIRST);
+	assert_int_equal(end, END);
+	assert_int_equal(pmemram_block_range(START, 8 * BLOCK, BLOCK, &first, &end), 0);
+	assert_int_equal(end - first, 8);
+	assert_int_equal(pmemram_block_range(UINT64_MAX - BLOCK, 2 * BLOCK, BLOCK, &first, &end), -EINVAL);
+	assert_int_equal(pmemram_block_range(START, SIZE, 3 * MiB, &first, &end), -EINVAL);
+	assert_int_equal(pmemram_block_range(START + 1, BLOCK, BLOCK, &first, &end), -ERANGE);
+
+	world_init(&w);
+	w.o.block_size = 3 * MiB;
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), -EINVAL);
+	world_init(&w);
+	w.blocks[3].id = 1; /* unsorted */
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), -EINVAL);
+	assert_int_equal(pmemram_plan_compute(NULL, &w.o, &p), -EINVAL);
+	assert_ptr_equal(p, (void *)0x1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fresh_devdax),   cmocka_unit_test(test_converged),
+		cmocka_unit_test(test_partial),	       cmocka_unit_test(test_kill_anywhere),
+		cmocka_unit_test(test_unbound),	       cmocka_unit_test(test_unclaimed),
+		cmocka_unit_test(test_busy),	       cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_auto_online),    cmocka_unit_test(test_udev_online),
+		cmocka_unit_test(test_wrong_zone),     cmocka_unit_test(test_block_refusals),
+		cmocka_unit_test(test_precedence),     cmocka_unit_test(test_namespaces),
+		cmocka_unit_test(test_output),	       cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
