@@ -64,6 +64,22 @@ if [ "$vm" = 1 ]; then
 	s=$(date +%s)
 	ensure_kernel
 	timing "kernel (build or cache)" $(($(date +%s) - s))
+	# Kernel conventions: checkpatch --strict on every patch of the series.
+	s=$(date +%s)
+	cs=$("$repo/kernel/check-series.sh" || true)
+	grep -v '^ok ' <<<"$cs" | grep -v 'passed, .* failed$' || true
+	cp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$cs")
+	cf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$cs")
+	if [ -z "$cp" ]; then
+		failed=$((failed + 1))
+		failures+=("kernel/check-series.sh did not finish")
+	else
+		passed=$((passed + cp))
+		failed=$((failed + cf))
+		[ "$cf" = 0 ] || failures+=("checkpatch: $cf patch(es)")
+		echo "checkpatch: $cp passed, $cf failed"
+	fi
+	timing "checkpatch of the series" $(($(date +%s) - s))
 	s=$(date +%s)
 	ensure_image
 	timing "guest image (build or cache)" $(($(date +%s) - s))
