@@ -27,37 +27,67 @@ passed=0
 failed=0
 failures=()
 timing() { printf 'timing: %-28s %4ds\n' "$1" "$2"; }
-
-if [ "$unit" = 1 ]; then
-	# Unit tests in a scratch copy of the tree, so the work tree stays clean.
-	ubuild=$cache/build/unit
-	rm -rf "$ubuild"
-	mkdir -p "$ubuild"
-	(cd "$repo" && git ls-files -co --exclude-standard -z) |
-		rsync -a --from0 --files-from=- "$repo/" "$ubuild/"
-	s=$(date +%s)
-	ulog=$cache/build/unit.log
-	if (cd "$ubuild" && autoreconf -fi && ./configure --enable-sanitizers &&
-		make -j"$(nproc)" && make check) >"$ulog" 2>&1; then
-		:
-	else
-		tail -n 40 "$ulog"
-		echo "unit tests FAILED (log: $ulog)"
-	fi
-	# The test-suite summary is the source of truth for the counts.
-	summary=$(find "$ubuild" -name test-suite.log | head -n 1)
-	if [ -n "$summary" ]; then
-		up=$(sed -n 's/^# PASS: *//p' "$summary" | head -n 1)
-		uf=$(($(sed -n 's/^# FAIL: *//p' "$summary" | head -n 1) + $(sed -n 's/^# ERROR: *//p' "$summary" | head -n 1)))
-		passed=$((passed + ${up:-0}))
-		failed=$((failed + uf))
-		[ "$uf" = 0 ] || failures+=("unit tests: $uf failed (see $summary)")
-		echo "unit: ${up:-0} passed, $uf failed"
+# add_counts LABEL OUTPUT: show OUTPUT's failures and add its closing
+# "N passed, N failed" to the totals; no such line counts as one failure.
+add_counts() {
+	local re='^([0-9]+) passed, ([0-9]+) failed$' line
+	grep -Ev "^ok |$re" <<<"$2" || true
+	line=$(grep -E "$re" <<<"$2" | tail -n 1)
+	if [[ $line =~ $re ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+		[ "${BASH_REMATCH[2]}" = 0 ] || failures+=("$1: ${BASH_REMATCH[2]} failed")
+		echo "$1: $line"
 	else
 		failed=$((failed + 1))
-		failures+=("unit tests did not run (see $ulog)")
+		failures+=("$1: did not finish")
 	fi
-	timing "unit build + make check" $(($(date +%s) - s))
+}
+
+# unit_tree NAME: a fresh copy of the work tree's files under the cache, so
+# the work tree itself stays clean; prints its path.
+unit_tree() {
+	local dir=$cache/build/unit-$1
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	(cd "$repo" && git ls-files -co --exclude-standard -z) |
+		rsync -a --from0 --files-from=- "$repo/" "$dir/"
+	echo "$dir"
+}
+
+# unit_check NAME CC: configure with sanitizers, build, make check; adds
+# make check's closing "N passed, N failed" to the totals.
+unit_check() {
+	local dir log=$cache/build/unit-$1.log s
+	s=$(date +%s)
+	dir=$(unit_tree "$1")
+	(cd "$dir" && autoreconf -fi && CC=$2 ./configure --enable-sanitizers &&
+		make -j"$(nproc)" && make check) >"$log" 2>&1 || tail -n 30 "$log"
+	add_counts "unit tests ($1, ASan+UBSan)" \
+		"$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)"
+	timing "unit tests ($1)" $(($(date +%s) - s))
+}
+
+if [ "$unit" = 1 ]; then
+	unit_check gcc gcc
+	unit_check clang clang
+	# A plain build: the CLI under valgrind (no leaks, no errors) against
+	# this machine's sysfs, then make distcheck.  One test.
+	s=$(date +%s)
+	dir=$(unit_tree plain)
+	log=$cache/build/unit-plain.log
+	vg=(valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99)
+	if (cd "$dir" && autoreconf -fi && ./configure && make -j"$(nproc)" &&
+		"${vg[@]}" ./pmemramctl status --json >/dev/null &&
+		"${vg[@]}" ./pmemramctl status >/dev/null &&
+		"${vg[@]}" ./pmemramctl plan --json --config "$dir/no-such-dir" >/dev/null &&
+		make -j"$(nproc)" distcheck) >"$log" 2>&1; then
+		add_counts "valgrind + distcheck" "1 passed, 0 failed"
+	else
+		tail -n 30 "$log"
+		add_counts "valgrind + distcheck" "0 passed, 1 failed"
+	fi
+	timing "valgrind + distcheck" $(($(date +%s) - s))
 fi
 
 if [ "$vm" = 1 ]; then
@@ -66,19 +96,7 @@ if [ "$vm" = 1 ]; then
 	timing "kernel (build or cache)" $(($(date +%s) - s))
 	# Kernel conventions: checkpatch --strict on every patch of the series.
 	s=$(date +%s)
-	cs=$("$repo/kernel/check-series.sh" || true)
-	grep -v '^ok ' <<<"$cs" | grep -v 'passed, .* failed$' || true
-	cp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$cs")
-	cf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$cs")
-	if [ -z "$cp" ]; then
-		failed=$((failed + 1))
-		failures+=("kernel/check-series.sh did not finish")
-	else
-		passed=$((passed + cp))
-		failed=$((failed + cf))
-		[ "$cf" = 0 ] || failures+=("checkpatch: $cf patch(es)")
-		echo "checkpatch: $cp passed, $cf failed"
-	fi
+	add_counts checkpatch "$("$repo/kernel/check-series.sh" || true)"
 	timing "checkpatch of the series" $(($(date +%s) - s))
 	s=$(date +%s)
 	ensure_image
@@ -108,6 +126,12 @@ if [ "$vm" = 1 ]; then
 		fi
 		timing "scenario $rname" $(($(date +%s) - s))
 	done <"$repo/tests/vm/scenarios.list"
+	# The bench must fail when it should.
+	if [ ${#only[@]} = 0 ]; then
+		s=$(date +%s)
+		add_counts "bench self-test" "$("$repo/tests/vm/selftest.sh" || true)"
+		timing "bench self-test" $(($(date +%s) - s))
+	fi
 fi
 
 timing "whole suite" $(($(date +%s) - t0))

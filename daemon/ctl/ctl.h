@@ -8,6 +8,7 @@
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_USAGE 1
 #define CTL_EXIT_SYSTEM 2
+#define CTL_EXIT_CONFIG 3 /* configuration malformed or unreadable */
 
 struct ctl_globals {
 	bool json;
@@ -17,6 +18,7 @@ struct ctl_globals {
 typedef int (*ctl_command_fn)(const struct ctl_globals *g, int argc, char **argv);
 
 int cmd_status(const struct ctl_globals *g, int argc, char **argv);
+int cmd_plan(const struct ctl_globals *g, int argc, char **argv);
 
 /* Open the library context (sysfs root from $PMEMRAM_SYSFS_ROOT); diagnostics on stderr. */
 int ctl_ctx_new(struct pmemram_ctx **ret_ctx);
@@ -26,3 +28,5 @@ int ctl_read_failed(struct pmemram_ctx *ctx, const char *what, int r);
 int ctl_usage_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* After getopt returned '?': name the offending option; returns CTL_EXIT_USAGE. */
 int ctl_unknown_option(const char *command, char **argv);
+/* Flush stdout at the end of a command: CTL_EXIT_OK, or CTL_EXIT_SYSTEM with a message. */
+int ctl_flush_stdout(void);

@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "status", cmd_status, "Show NUMA nodes, memory-side caches, dax devices, memory blocks, shuffling" },
+	{ "plan", cmd_plan, "Show what reconcile would do under the configuration, changing nothing" },
 };
 
 static void help(FILE *f)
@@ -34,6 +35,9 @@ static void help(FILE *f)
 		"\n"
 		"Environment:\n"
 		"  PMEMRAM_SYSFS_ROOT  read sysfs from this directory instead of /sys\n"
+		"  PMEMRAM_PROCFS_ROOT read procfs from this directory instead of /proc\n"
+		"  PMEMRAM_UDEV_ROOT   look for etc/udev/rules.d and friends below this directory, not /\n"
+		"  PMEMRAM_CONFIG_DIR  configuration directory instead of /etc/pmemram\n"
 		"  PMEMRAM_LOG         library log level: err, info or debug\n"
 		"\n"
 		"See pmemramctl(8).\n");
@@ -96,6 +100,15 @@ int ctl_unknown_option(const char *command, char **argv)
 	if (optopt)
 		return ctl_usage_error(command, "invalid option -- '%c'", optopt);
 	return ctl_usage_error(command, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+int ctl_flush_stdout(void)
+{
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "%s: cannot write output: %m\n", program_invocation_short_name);
+		return CTL_EXIT_SYSTEM;
+	}
+	return CTL_EXIT_OK;
 }
 
 int main(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* The library context: sysfs root directory handle, caller-installed log function, error path. */
+/* The library context: sysfs/procfs/udev root directory handles, caller-installed log function, error path. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -6,12 +6,24 @@
 
 #include "pmemram-private.h"
 
-#define DEFAULT_SYSFS_ROOT "/sys"
+/* Default path and the environment variable that overrides it, per root. */
+static const struct {
+	const char *path;
+	const char *env;
+} root_defaults[_PMEMRAM_ROOT_MAX] = {
+	[PMEMRAM_ROOT_SYSFS] = { "/sys", "PMEMRAM_SYSFS_ROOT" },
+	[PMEMRAM_ROOT_PROCFS] = { "/proc", "PMEMRAM_PROCFS_ROOT" },
+	[PMEMRAM_ROOT_UDEV] = { "/", "PMEMRAM_UDEV_ROOT" },
+};
+
+struct ctx_root {
+	int fd; /* -1 until first use, except sysfs */
+	char *path;
+};
 
 struct pmemram_ctx {
 	unsigned refcount;
-	int sysfs_fd;
-	char *sysfs_root;
+	struct ctx_root roots[_PMEMRAM_ROOT_MAX];
 	pmemram_log_fn log_fn;
 	int log_priority;
 	void *userdata;
@@ -43,10 +55,15 @@ static int open_root(const char *root, int *ret_fd, char **ret_root)
 	return 0;
 }
 
+static bool root_is_valid(enum pmemram_root which)
+{
+	return (unsigned)which < _PMEMRAM_ROOT_MAX;
+}
+
 int pmemram_ctx_new(struct pmemram_ctx **ret_ctx)
 {
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
-	const char *root, *level;
+	const char *level;
 	int r;
 
 	if (!ret_ctx)
@@ -56,7 +73,8 @@ int pmemram_ctx_new(struct pmemram_ctx **ret_ctx)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->refcount = 1;
-	ctx->sysfs_fd = -1;
+	for (size_t i = 0; i < ELEMENTSOF(ctx->roots); i++)
+		ctx->roots[i].fd = -1;
 	ctx->log_priority = LOG_ERR;
 
 	level = secure_getenv("PMEMRAM_LOG");
@@ -68,11 +86,16 @@ int pmemram_ctx_new(struct pmemram_ctx **ret_ctx)
 			ctx->log_priority = priority;
 	}
 
-	root = secure_getenv("PMEMRAM_SYSFS_ROOT");
-	if (!root || !*root)
-		root = DEFAULT_SYSFS_ROOT;
+	for (size_t i = 0; i < ELEMENTSOF(ctx->roots); i++) {
+		const char *root = secure_getenv(root_defaults[i].env);
 
-	r = open_root(root, &ctx->sysfs_fd, &ctx->sysfs_root);
+		ctx->roots[i].path = strdup(root && *root ? root : root_defaults[i].path);
+		if (!ctx->roots[i].path)
+			return -ENOMEM;
+	}
+
+	/* sysfs is needed by every caller: fail early.  The others open on first use. */
+	r = pmemram_ctx_get_root_fd(ctx, PMEMRAM_ROOT_SYSFS);
 	if (r < 0) {
 		/* The context is going away; the caller learns the path from the errno. */
 		return r;
@@ -96,42 +119,77 @@ struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx)
 	if (--ctx->refcount > 0)
 		return NULL;
 
-	safe_close(ctx->sysfs_fd);
-	free(ctx->sysfs_root);
+	for (size_t i = 0; i < ELEMENTSOF(ctx->roots); i++) {
+		safe_close(ctx->roots[i].fd);
+		free(ctx->roots[i].path);
+	}
 	free(ctx);
 	return NULL;
 }
 
-int pmemram_ctx_set_sysfs_root(struct pmemram_ctx *ctx, const char *root)
+int pmemram_ctx_set_root(struct pmemram_ctx *ctx, enum pmemram_root which, const char *root)
 {
+	struct ctx_root *cr;
 	char *new_root;
 	int fd, r;
 
-	if (!ctx)
+	if (!ctx || !root_is_valid(which))
 		return -EINVAL;
+	cr = &ctx->roots[which];
 
 	r = open_root(root, &fd, &new_root);
 	if (r < 0)
-		return log_debug_errno(ctx, r, "cannot open sysfs root %s: %s", root ? root : "(null)",
-				       strerror(-r));
+		return log_debug_errno(ctx, r, "cannot open root %s: %s", root ? root : "(null)", strerror(-r));
 
-	safe_close(ctx->sysfs_fd);
-	free(ctx->sysfs_root);
-	ctx->sysfs_fd = fd;
-	ctx->sysfs_root = new_root;
+	safe_close(cr->fd);
+	free(cr->path);
+	cr->fd = fd;
+	cr->path = new_root;
 	pmemram_ctx_clear_error(ctx);
-	log_debug(ctx, "sysfs root is now %s", new_root);
+	log_debug(ctx, "root %d is now %s", (int)which, new_root);
 	return 0;
+}
+
+const char *pmemram_ctx_get_root(struct pmemram_ctx *ctx, enum pmemram_root which)
+{
+	return ctx && root_is_valid(which) ? ctx->roots[which].path : NULL;
+}
+
+int pmemram_ctx_get_root_fd(struct pmemram_ctx *ctx, enum pmemram_root which)
+{
+	struct ctx_root *cr;
+	char *path;
+	int r;
+
+	if (!ctx || !root_is_valid(which))
+		return -EBADF;
+	cr = &ctx->roots[which];
+	if (cr->fd >= 0)
+		return cr->fd;
+
+	r = open_root(cr->path, &cr->fd, &path);
+	if (r < 0) {
+		pmemram_ctx_set_error_path_in(ctx, which, "");
+		return log_debug_errno(ctx, r, "cannot open root %s: %s", cr->path, strerror(-r));
+	}
+	free(cr->path);
+	cr->path = path;
+	return cr->fd;
+}
+
+int pmemram_ctx_set_sysfs_root(struct pmemram_ctx *ctx, const char *root)
+{
+	return pmemram_ctx_set_root(ctx, PMEMRAM_ROOT_SYSFS, root);
 }
 
 const char *pmemram_ctx_get_sysfs_root(struct pmemram_ctx *ctx)
 {
-	return ctx ? ctx->sysfs_root : NULL;
+	return pmemram_ctx_get_root(ctx, PMEMRAM_ROOT_SYSFS);
 }
 
 int pmemram_ctx_get_sysfs_fd(struct pmemram_ctx *ctx)
 {
-	return ctx ? ctx->sysfs_fd : -EBADF;
+	return pmemram_ctx_get_root_fd(ctx, PMEMRAM_ROOT_SYSFS);
 }
 
 void pmemram_ctx_set_log_fn(struct pmemram_ctx *ctx, pmemram_log_fn fn)
@@ -162,17 +220,25 @@ void *pmemram_ctx_get_userdata(struct pmemram_ctx *ctx)
 	return ctx ? ctx->userdata : NULL;
 }
 
-void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path)
+void pmemram_ctx_set_error_path_in(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path)
 {
+	const char *root;
 	int n;
 
-	if (!ctx)
+	if (!ctx || !root_is_valid(which))
 		return;
+	root = ctx->roots[which].path;
 
-	n = snprintf(ctx->error_path, sizeof(ctx->error_path), "%s%s%s", ctx->sysfs_root,
-		     streq(ctx->sysfs_root, "/") ? "" : "/", path);
+	/* "" names the root itself. */
+	n = snprintf(ctx->error_path, sizeof(ctx->error_path), "%s%s%s", root,
+		     streq(root, "/") || !*path ? "" : "/", path);
 	if (n < 0)
 		ctx->error_path[0] = '\0';
+}
+
+void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path)
+{
+	pmemram_ctx_set_error_path_in(ctx, PMEMRAM_ROOT_SYSFS, path);
 }
 
 const char *pmemram_ctx_get_error_path(struct pmemram_ctx *ctx)

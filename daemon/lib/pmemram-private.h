@@ -29,8 +29,18 @@ void pmemram_log(struct pmemram_ctx *ctx, int priority, const char *file, int li
 		_e_ < 0 ? _e_ : -_e_;           \
 	})
 
-/* Remember "<root>/<path>" as the file behind the current failure. */
+/* Remember "<root>/<path>" as the file behind the current failure (sysfs, or the given root). */
 void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path);
+void pmemram_ctx_set_error_path_in(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path);
+
+/* ---- files below any root (procfs, udev); the sysfs_* helpers below use PMEMRAM_ROOT_SYSFS ---- */
+
+/* Read a small file whole, strip the trailing newline; -E2BIG when it does not fit. */
+int root_read_string(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size);
+/* Open path below the root for reading; failures are recorded like the sysfs_* ones. */
+int root_fopen(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, FILE **ret);
+/* Target of a symlink below the root, NUL-terminated. */
+int root_readlink(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size);
 
 /* ---- sysfs attributes, all paths relative to the context's root ---------- */
 
@@ -65,6 +75,12 @@ struct sysfs_dir {
 
 int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix, size_t max,
 		   struct sysfs_dir *ret);
+/* The same below another root; prefix "" lists the entries starting with a digit (pids). */
+int root_dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *prefix,
+		  size_t max, struct sysfs_dir *ret);
+/* Entries ending in suffix (".rules"), not hidden, in version order. */
+int root_dir_read_suffix(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *suffix,
+			 size_t max, struct sysfs_dir *ret);
 void sysfs_dir_done(struct sysfs_dir *d);
 /* Numeric suffix of name after prefix ("memory32" -> 32); -EINVAL when not all digits. */
 int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret);
@@ -72,6 +88,16 @@ int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret);
 /* "dir/attr" in buf, or NULL when it does not fit (the sysfs_read_* then return -EINVAL). */
 const char *sysfs_join(char *buf, size_t size, const char *dir, const char *attr);
 #define SYSFS_JOIN(buf, dir, attr) sysfs_join((buf), sizeof(buf), (dir), (attr))
+
+/* Copy len bytes of s into buf as a string; -ENAMETOOLONG (buf untouched) when it does not fit. */
+static inline int copy_span(char *buf, size_t size, const char *s, size_t len)
+{
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return 0;
+}
 
 /* snprintf into a fixed path buffer, -ENAMETOOLONG on truncation. */
 int path_printf(char *buf, size_t size, const char *format, ...) _printf_(3, 4);

@@ -10,6 +10,14 @@
 
 struct pmemram_ctx;
 
+/* The directory trees a context reads, each through a directory handle so tests can redirect it. */
+enum pmemram_root {
+	PMEMRAM_ROOT_SYSFS,  /* $PMEMRAM_SYSFS_ROOT or /sys; opened by pmemram_ctx_new() */
+	PMEMRAM_ROOT_PROCFS, /* $PMEMRAM_PROCFS_ROOT or /proc; opened on first use */
+	PMEMRAM_ROOT_UDEV,   /* $PMEMRAM_UDEV_ROOT or /: holds etc/udev/rules.d etc.; opened on first use */
+	_PMEMRAM_ROOT_MAX,
+};
+
 typedef void (*pmemram_log_fn)(struct pmemram_ctx *ctx, int priority, const char *file, int line,
 			       const char *fn, const char *format, va_list args);
 
@@ -17,6 +25,12 @@ typedef void (*pmemram_log_fn)(struct pmemram_ctx *ctx, int priority, const char
 int pmemram_ctx_new(struct pmemram_ctx **ret_ctx);
 struct pmemram_ctx *pmemram_ctx_ref(struct pmemram_ctx *ctx);
 struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx);
+/* Open root now (validating it) and use it for which from now on. */
+int pmemram_ctx_set_root(struct pmemram_ctx *ctx, enum pmemram_root which, const char *root);
+const char *pmemram_ctx_get_root(struct pmemram_ctx *ctx, enum pmemram_root which);
+/* The root's directory fd, opened on first use; -errno (error path set) when it cannot be opened. */
+int pmemram_ctx_get_root_fd(struct pmemram_ctx *ctx, enum pmemram_root which);
+/* Shorthands for PMEMRAM_ROOT_SYSFS. */
 int pmemram_ctx_set_sysfs_root(struct pmemram_ctx *ctx, const char *root);
 const char *pmemram_ctx_get_sysfs_root(struct pmemram_ctx *ctx);
 int pmemram_ctx_get_sysfs_fd(struct pmemram_ctx *ctx);

@@ -1,4 +1,4 @@
-/* sysfs attribute I/O relative to the context's root directory handle (openat-based). */
+/* sysfs attribute I/O relative to the context's root directory handles (openat-based). */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -28,10 +28,52 @@ const char *sysfs_join(char *buf, size_t size, const char *dir, const char *attr
 }
 
 /* Record the failing path and hand the error back, logging at debug. */
+static int fail_in(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, int r)
+{
+	pmemram_ctx_set_error_path_in(ctx, which, path);
+	return log_debug_errno(ctx, r, "%s: %s", path, strerror(r < 0 ? -r : r));
+}
+
 static int fail(struct pmemram_ctx *ctx, const char *path, int r)
 {
-	pmemram_ctx_set_error_path(ctx, path);
-	return log_debug_errno(ctx, r, "%s: %s", path, strerror(r < 0 ? -r : r));
+	return fail_in(ctx, PMEMRAM_ROOT_SYSFS, path, r);
+}
+
+/* openat() below a root; -errno (recorded) on failure. */
+static int root_open(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, int flags)
+{
+	int dir_fd, fd;
+
+	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
+	if (dir_fd < 0)
+		return dir_fd;
+	fd = openat(dir_fd, path, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail_in(ctx, which, path, negative_errno());
+	return fd;
+}
+
+int root_fopen(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, FILE **ret)
+{
+	FILE *f;
+	int fd;
+
+	if (!ctx || !path || !ret)
+		return -EINVAL;
+
+	/* O_NONBLOCK: a FIFO where a file should be must not hang us. */
+	fd = root_open(ctx, which, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "re");
+	if (!f) {
+		int r = negative_errno();
+
+		safe_close(fd);
+		return fail_in(ctx, which, path, r);
+	}
+	*ret = f;
+	return 0;
 }
 
 bool sysfs_absent(struct pmemram_ctx *ctx, int r)
@@ -42,7 +84,7 @@ bool sysfs_absent(struct pmemram_ctx *ctx, int r)
 	return true;
 }
 
-int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
+int root_read_string(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size)
 {
 	_cleanup_(closep) int fd = -1;
 	size_t len = 0;
@@ -50,21 +92,21 @@ int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size
 	if (!ctx || !path || !buf || size < 2)
 		return -EINVAL;
 
-	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = root_open(ctx, which, path, O_RDONLY);
 	if (fd < 0)
-		return fail(ctx, path, negative_errno());
+		return fd;
 
 	for (;;) {
 		ssize_t k;
 
 		if (len >= size - 1)
-			return fail(ctx, path, -E2BIG);
+			return fail_in(ctx, which, path, -E2BIG);
 
 		k = read(fd, buf + len, size - 1 - len);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			return fail(ctx, path, negative_errno());
+			return fail_in(ctx, which, path, negative_errno());
 		}
 		if (k == 0)
 			break;
@@ -73,12 +115,17 @@ int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size
 
 	/* A NUL inside an attribute means it is not text. */
 	if (memchr(buf, '\0', len))
-		return fail(ctx, path, -EINVAL);
+		return fail_in(ctx, which, path, -EINVAL);
 
 	while (len > 0 && buf[len - 1] == '\n')
 		len--;
 	buf[len] = '\0';
 	return 0;
+}
+
+int sysfs_read_string(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	return root_read_string(ctx, PMEMRAM_ROOT_SYSFS, path, buf, size);
 }
 
 /* Read an attribute and hand it to a pure parser; parse failures name the file too. */
@@ -148,19 +195,38 @@ int sysfs_read_u64_attrs(struct pmemram_ctx *ctx, const char *dir, const char *c
 	return 0;
 }
 
+int root_readlink(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size)
+{
+	int dir_fd;
+	ssize_t n;
+
+	if (!ctx || !path || !buf || size < 2)
+		return -EINVAL;
+
+	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
+	if (dir_fd < 0)
+		return dir_fd;
+	n = readlinkat(dir_fd, path, buf, size);
+	if (n < 0)
+		return fail_in(ctx, which, path, negative_errno());
+	if ((size_t)n >= size)
+		return fail_in(ctx, which, path, -ENAMETOOLONG);
+	buf[n] = '\0';
+	return (int)n;
+}
+
 int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
 {
 	char target[PATH_MAX];
 	const char *base;
-	ssize_t n;
+	int n;
 
 	if (!ctx || !path || !buf || size == 0)
 		return -EINVAL;
 
-	n = readlinkat(pmemram_ctx_get_sysfs_fd(ctx), path, target, sizeof(target) - 1);
+	n = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, path, target, sizeof(target));
 	if (n < 0)
-		return fail(ctx, path, negative_errno());
-	target[n] = '\0';
+		return n;
 
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
@@ -282,36 +348,52 @@ void sysfs_dir_done(struct sysfs_dir *d)
 	d->n = 0;
 }
 
-int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix, size_t max,
-		   struct sysfs_dir *ret)
+/* <prefix><digit>... */
+static bool match_prefix_digit(const char *name, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+
+	return strncmp(name, prefix, plen) == 0 && name[plen] >= '0' && name[plen] <= '9';
+}
+
+/* Not hidden, ends in suffix, and more than the suffix. */
+static bool match_suffix(const char *name, const char *suffix)
+{
+	size_t len = strlen(name), slen = strlen(suffix);
+
+	return name[0] != '.' && len > slen && streq(name + len - slen, suffix);
+}
+
+static int dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path,
+		    bool (*match)(const char *name, const char *arg), const char *arg, size_t max,
+		    struct sysfs_dir *ret)
 {
 	_cleanup_(closedirp) DIR *dir = NULL;
 	_cleanup_(sysfs_dir_done) struct sysfs_dir d = {};
-	size_t allocated = 0, plen;
+	size_t allocated = 0;
 	struct dirent *de;
 	int fd;
 
-	if (!ctx || !path || !prefix || !ret)
+	if (!ctx || !path || !arg || !ret)
 		return -EINVAL;
-	plen = strlen(prefix);
 
-	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = root_open(ctx, which, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return fail(ctx, path, negative_errno());
+		return fd;
 	dir = fdopendir(fd);
 	if (!dir) {
+		int r = negative_errno();
+
 		safe_close(fd);
-		return fail(ctx, path, negative_errno());
+		return fail_in(ctx, which, path, r);
 	}
 
 	for (errno = 0; (de = readdir(dir)); errno = 0) {
-		if (strncmp(de->d_name, prefix, plen) != 0)
-			continue;
-		if (de->d_name[plen] < '0' || de->d_name[plen] > '9')
+		if (!match(de->d_name, arg))
 			continue;
 
 		if (d.n >= max)
-			return fail(ctx, path, -E2BIG);
+			return fail_in(ctx, which, path, -E2BIG);
 		if (d.n == allocated) {
 			size_t n = allocated ? allocated * 2 : 16;
 			char **names = reallocarray(d.names, n, sizeof(*names));
@@ -327,7 +409,7 @@ int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix
 		d.n++;
 	}
 	if (errno != 0)
-		return fail(ctx, path, negative_errno());
+		return fail_in(ctx, which, path, negative_errno());
 
 	if (d.n > 1)
 		qsort(d.names, d.n, sizeof(*d.names), compare_names);
@@ -335,4 +417,22 @@ int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix
 	*ret = d;
 	d = (struct sysfs_dir){};
 	return 0;
+}
+
+int root_dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *prefix,
+		  size_t max, struct sysfs_dir *ret)
+{
+	return dir_read(ctx, which, path, match_prefix_digit, prefix, max, ret);
+}
+
+int root_dir_read_suffix(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *suffix,
+			 size_t max, struct sysfs_dir *ret)
+{
+	return dir_read(ctx, which, path, match_suffix, suffix, max, ret);
+}
+
+int sysfs_dir_read(struct pmemram_ctx *ctx, const char *path, const char *prefix, size_t max,
+		   struct sysfs_dir *ret)
+{
+	return root_dir_read(ctx, PMEMRAM_ROOT_SYSFS, path, prefix, max, ret);
 }

@@ -188,24 +188,115 @@ static int add_access0(const char *root, int node, unsigned latency, unsigned ba
 	return 0;
 }
 
-static int add_dax(const char *root, const char *name, const char *driver, int node, unsigned long long size,
-		   unsigned long long resource)
-{
-	char path[96], target[64];
+/* ---- NVDIMM bus: regions, namespaces, nd_dax/pfn claim devices, dax devices, disks ---- */
 
-	snprintf(path, sizeof(path), "bus/dax/devices/%s/driver", name);
-	snprintf(target, sizeof(target), "../../../../bus/dax/drivers/%s", driver);
+#define NDBUS "devices/platform/ACPI0012:00/ndbus0"
+
+/* bus/nd/devices/NAME -> ../../../NDBUS/regionR/NAME (or the region itself). */
+static int add_nd_link(const char *root, int region, const char *name)
+{
+	char path[96], target[160];
+
+	snprintf(path, sizeof(path), "bus/nd/devices/%s", name);
+	if (strncmp(name, "region", 6) == 0)
+		snprintf(target, sizeof(target), "../../../" NDBUS "/%s", name);
+	else
+		snprintf(target, sizeof(target), "../../../" NDBUS "/region%d/%s", region, name);
+	return fake_sysfs_symlink(root, path, target);
+}
+
+static int add_region(const char *root, int region)
+{
+	char path[96], name[32];
+
+	snprintf(name, sizeof(name), "region%d", region);
+	snprintf(path, sizeof(path), NDBUS "/%s/size", name);
+	CHECK(fake_sysfs_write(root, path, "1073741824\n"));
+	return add_nd_link(root, region, name);
+}
+
+/* namespaceR.I with mode ("raw", "safe", "memory", "dax"), size, uuid ("" for none), holder. */
+static int add_namespace(const char *root, int region, int id, const char *mode, unsigned long long size,
+			 const char *uuid, const char *holder)
+{
+	char name[32], path[128];
+
+	snprintf(name, sizeof(name), "namespace%d.%d", region, id);
+#define NS_ATTR(attr, ...)                                                                  \
+	do {                                                                                \
+		snprintf(path, sizeof(path), NDBUS "/region%d/%s/" attr, region, name);     \
+		CHECK(fake_sysfs_write(root, path, __VA_ARGS__));                           \
+	} while (0)
+	NS_ATTR("mode", "%s\n", mode);
+	NS_ATTR("size", "%llu\n", size);
+	NS_ATTR("uuid", "%s\n", uuid);
+	NS_ATTR("holder", "%s\n", holder);
+#undef NS_ATTR
+	return add_nd_link(root, region, name);
+}
+
+/* The disk of a namespace, below its claiming device (or the namespace when raw), and /sys/dev/block. */
+static int add_disk(const char *root, int region, const char *parent, const char *disk, const char *devt)
+{
+	char path[160], target[160];
+
+	snprintf(path, sizeof(path), NDBUS "/region%d/%s/block/%s/dev", region, parent, disk);
+	CHECK(fake_sysfs_write(root, path, "%s\n", devt));
+	snprintf(path, sizeof(path), "dev/block/%s", devt);
+	snprintf(target, sizeof(target), "../../" NDBUS "/region%d/%s/block/%s", region, parent, disk);
+	return fake_sysfs_symlink(root, path, target);
+}
+
+/* A dax device inside nd_dax device claim (regionR/daxR.S) for namespace ns, linked from bus/dax. */
+static int add_dax(const char *root, int region, const char *claim, const char *ns, const char *name,
+		   const char *driver, int node, unsigned long long size, unsigned long long resource)
+{
+	char dir[128], path[160], target[160];
+
+	snprintf(path, sizeof(path), NDBUS "/region%d/%s/namespace", region, claim);
+	CHECK(fake_sysfs_write(root, path, "%s\n", ns));
+	CHECK(add_nd_link(root, region, claim));
+
+	snprintf(dir, sizeof(dir), NDBUS "/region%d/%s/%s", region, claim, name);
+	snprintf(path, sizeof(path), "%s/driver", dir);
+	snprintf(target, sizeof(target), "../../../../../../../bus/dax/drivers/%s", driver);
 	CHECK(fake_sysfs_symlink(root, path, target));
-	snprintf(path, sizeof(path), "bus/dax/devices/%s/target_node", name);
+	snprintf(path, sizeof(path), "%s/target_node", dir);
 	CHECK(fake_sysfs_write(root, path, "%d\n", node));
-	snprintf(path, sizeof(path), "bus/dax/devices/%s/size", name);
+	snprintf(path, sizeof(path), "%s/size", dir);
 	CHECK(fake_sysfs_write(root, path, "%llu\n", size));
-	snprintf(path, sizeof(path), "bus/dax/devices/%s/align", name);
+	snprintf(path, sizeof(path), "%s/align", dir);
 	CHECK(fake_sysfs_write(root, path, "2097152\n"));
 	if (resource) {
-		snprintf(path, sizeof(path), "bus/dax/devices/%s/resource", name);
+		snprintf(path, sizeof(path), "%s/resource", dir);
 		CHECK(fake_sysfs_write(root, path, "%#llx\n", resource));
 	}
+
+	snprintf(path, sizeof(path), "bus/dax/devices/%s", name);
+	snprintf(target, sizeof(target), "../../../%s", dir);
+	return fake_sysfs_symlink(root, path, target);
+}
+
+static int populate_nvdimm(const char *root)
+{
+	/* region0: the brief's devdax namespace, 1006 MiB as System RAM; an idle seed beside it */
+	CHECK(add_region(root, 0));
+	CHECK(add_namespace(root, 0, 0, "dax", 1073741824ULL, FAKE_UUID_KMEM, "dax0.1"));
+	CHECK(add_namespace(root, 0, 1, "raw", 0, "", ""));
+	CHECK(add_dax(root, 0, "dax0.1", "namespace0.0", "dax0.0", "kmem", 2, 1054867456ULL, 0x140000000ULL));
+	/* region1: a 256 MiB device-dax instance */
+	CHECK(add_region(root, 1));
+	CHECK(add_namespace(root, 1, 0, "dax", 268435456ULL, FAKE_UUID_DEVDAX, "dax1.1"));
+	CHECK(add_dax(root, 1, "dax1.1", "namespace1.0", "dax1.0", "device_dax", 2, 268435456ULL, 0));
+	/* region2: fsdax through pfn2.1, disk pmem2 (mounted in the fake procfs) */
+	CHECK(add_region(root, 2));
+	CHECK(add_namespace(root, 2, 0, "memory", 536870912ULL, FAKE_UUID_FSDAX, "pfn2.1"));
+	CHECK(add_nd_link(root, 2, "pfn2.1"));
+	CHECK(add_disk(root, 2, "pfn2.1", "pmem2", "259:0"));
+	/* region3: a raw namespace, disk pmem3 right below it, not mounted */
+	CHECK(add_region(root, 3));
+	CHECK(add_namespace(root, 3, 0, "raw", 536870912ULL, FAKE_UUID_RAW, ""));
+	CHECK(add_disk(root, 3, "namespace3.0", "pmem3", "259:1"));
 	return 0;
 }
 
@@ -248,10 +339,8 @@ static int populate_hmat(const char *root)
 	CHECK(fake_sysfs_write(root, "kernel/mm/shuffle/order", "10\n"));
 	CHECK(fake_sysfs_write(root, "module/page_alloc/parameters/shuffle", "N\n"));
 
-	/* 1006 MiB of pmem as System RAM, plus a 256 MiB device-dax instance */
-	CHECK(add_dax(root, "dax0.0", "kmem", 2, 1054867456ULL, 0x140000000ULL));
-	CHECK(add_dax(root, "dax1.0", "device_dax", 2, 268435456ULL, 0));
-	return 0;
+	/* 1006 MiB of pmem as System RAM, a 256 MiB device-dax instance, fsdax and raw namespaces */
+	return populate_nvdimm(root);
 }
 
 static int populate_stock(const char *root)
@@ -281,6 +370,50 @@ int fake_sysfs_populate(const char *root, enum fake_kernel kind)
 	return -EINVAL;
 }
 
+int fake_procfs_populate(const char *root)
+{
+	CHECK(fake_sysfs_write(root, "self/mountinfo",
+			       "21 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+			       "22 21 0:5 / /dev rw,nosuid shared:2 - devtmpfs devtmpfs rw,size=1000k\n"
+			       "23 21 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+			       "40 21 259:0 / /mnt/pmem rw,relatime shared:30 - ext4 /dev/pmem2 rw,dax=always\n"));
+	CHECK(fake_sysfs_write(root, "1/comm", "systemd\n"));
+	CHECK(fake_sysfs_write(root, "1/maps",
+			       "55d4c0a00000-55d4c0a2a000 r--p 00000000 fe:00 1311         /usr/lib/systemd/systemd\n"
+			       "7ffd5a4c6000-7ffd5a4e7000 rw-p 00000000 00:00 0            [stack]\n"
+			       "7f3e1c000000-7f3e1c021000 rw-p 00000000 00:00 0 \n"));
+	CHECK(fake_sysfs_write(root, "4242/comm", "qemu-system-x86\n"));
+	CHECK(fake_sysfs_write(root, "4242/maps",
+			       "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2400         /usr/bin/qemu-system-x86_64\n"
+			       "7f0000000000-7f0010000000 rw-s 00000000 00:05 321          /dev/dax1.0\n"
+			       "7f0010000000-7f0010200000 rw-s 00000000 00:05 321          /dev/dax1.0\n"));
+	/* Exited between readdir and open: no maps any more. */
+	CHECK(fake_sysfs_write(root, "4243/comm", "gone\n"));
+	CHECK(fake_sysfs_remove(root, "4243/comm"));
+	return 0;
+}
+
+int fake_udev_populate(const char *root)
+{
+	CHECK(fake_sysfs_write(root, "etc/udev/rules.d/" "60-pmemram.rules",
+			       "SUBSYSTEM==\"memory\", ACTION==\"add\", ATTR{state}=\"online_kernel\"\n"));
+	CHECK(fake_sysfs_write(root, "usr/lib/udev/rules.d/10-cpu.rules",
+			       "SUBSYSTEM==\"cpu\", ACTION==\"add\", ATTR{online}=\"1\"\n"));
+	CHECK(fake_sysfs_write(root, "usr/lib/udev/rules.d/40-vendor.rules",
+			       "# Memory hotadd request\n"
+			       "SUBSYSTEM!=\"memory\", GOTO=\"memory_hotplug_end\"\n"
+			       "ACTION!=\"add\", \\\n"
+			       "  GOTO=\"memory_hotplug_end\"\n"
+			       "\n"
+			       "ENV{.state}=\"online\"\n"
+			       "\n"
+			       "ATTR{state}==\"offline\", ATTR{state}=\"online_movable\"\n"
+			       "LABEL=\"memory_hotplug_end\"\n"));
+	CHECK(fake_sysfs_write(root, "lib/udev/rules.d/40-vendor.rules",
+			       "SUBSYSTEM==\"memory\", ATTR{state}=\"online\"\n"));
+	return 0;
+}
+
 /* ---- cmocka fixtures ----------------------------------------------------------- */
 
 static int env_setup(void **state, enum fake_kernel kind)
@@ -292,7 +425,11 @@ static int env_setup(void **state, enum fake_kernel kind)
 	*state = env;
 
 	if (fake_sysfs_new(&env->root) < 0 || fake_sysfs_populate(env->root, kind) < 0 ||
-	    pmemram_ctx_new(&env->ctx) < 0 || pmemram_ctx_set_sysfs_root(env->ctx, env->root) < 0)
+	    fake_sysfs_new(&env->proc) < 0 || fake_procfs_populate(env->proc) < 0 ||
+	    fake_sysfs_new(&env->udev) < 0 || fake_udev_populate(env->udev) < 0 ||
+	    pmemram_ctx_new(&env->ctx) < 0 || pmemram_ctx_set_sysfs_root(env->ctx, env->root) < 0 ||
+	    pmemram_ctx_set_root(env->ctx, PMEMRAM_ROOT_PROCFS, env->proc) < 0 ||
+	    pmemram_ctx_set_root(env->ctx, PMEMRAM_ROOT_UDEV, env->udev) < 0)
 		return -1;
 	return 0;
 }
@@ -314,6 +451,8 @@ int fake_env_teardown(void **state)
 	if (env) {
 		pmemram_ctx_unref(env->ctx);
 		fake_sysfs_free(env->root);
+		fake_sysfs_free(env->proc);
+		fake_sysfs_free(env->udev);
 		free(env);
 	}
 	*state = NULL;

@@ -11,10 +11,25 @@ enum fake_kernel {
 	FAKE_KERNEL_STOCK,
 };
 
+/* Namespace UUIDs of the HMAT tree's NVDIMM regions 0..3. */
+#define FAKE_UUID_KMEM "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
+#define FAKE_UUID_DEVDAX "11111111-2222-3333-4444-555555555555"
+#define FAKE_UUID_FSDAX "22222222-3333-4444-5555-666666666666"
+#define FAKE_UUID_RAW "33333333-4444-5555-6666-777777777777"
+/* The onlining rule in the fake udev tree, and the pid mapping /dev/dax1.0 in the fake procfs. */
+#define FAKE_UDEV_RULE "/usr/lib/udev/rules.d/40-vendor.rules:8"
+#define FAKE_DAX_USER "pid 4242 (qemu-system-x86)"
+
 /* New empty tree under $TMPDIR (or /tmp); returns its malloc'd path. */
 int fake_sysfs_new(char **ret_root);
 /* Populate a tree for one kernel flavour. */
 int fake_sysfs_populate(const char *root, enum fake_kernel kind);
+/* A procfs: pid 1 (systemd), pid 4242 mapping /dev/dax1.0, a pid that exited, and
+ * self/mountinfo with pmem2 (259:0) mounted on /mnt/pmem. */
+int fake_procfs_populate(const char *root);
+/* A udev root: etc/udev/rules.d/60-pmemram.rules (ours), usr/lib/udev/rules.d/40-vendor.rules onlining
+ * memory as online_movable at FAKE_UDEV_RULE, hiding a lib/udev/rules.d/40-vendor.rules that says "online". */
+int fake_udev_populate(const char *root);
 /* Write root/path (parents created) with printf-formatted content. */
 int fake_sysfs_write(const char *root, const char *path, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -25,10 +40,12 @@ int fake_sysfs_remove(const char *root, const char *path);
 /* Remove the whole tree and free the path; returns NULL. */
 char *fake_sysfs_free(char *root);
 
-/* cmocka fixtures: *state becomes a struct fake_env with a populated tree and a context on it. */
+/* cmocka fixtures: *state becomes a struct fake_env with populated trees and a context on them. */
 struct pmemram_ctx;
 struct fake_env {
-	char *root;
+	char *root; /* sysfs */
+	char *proc;
+	char *udev;
 	struct pmemram_ctx *ctx;
 };
 

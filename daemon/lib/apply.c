@@ -1,0 +1,432 @@
+/* The applier: runs planned actions through an ops table and sysfs, verifying each by re-reading. */
+#include <daxctl/libdaxctl.h>
+#include <limits.h>
+#include <stdarg.h>
+
+#include "pmemram-apply.h"
+#include "pmemram-private.h"
+
+#define MEMORY_DIR "devices/system/memory"
+#define DAX_DIR "bus/dax/devices"
+#define ND_DIR "bus/nd/devices"
+
+static const char *const status_names[_PMEMRAM_APPLY_STATUS_MAX] = {
+	[PMEMRAM_APPLY_DONE] = "done",	     [PMEMRAM_APPLY_ALREADY] = "already",
+	[PMEMRAM_APPLY_FAILED] = "failed",   [PMEMRAM_APPLY_SKIPPED] = "skipped",
+	[PMEMRAM_APPLY_DRY_RUN] = "dry-run",
+};
+
+const char *pmemram_apply_status_to_string(enum pmemram_apply_status s)
+{
+	return (unsigned)s < ELEMENTSOF(status_names) ? status_names[s] : NULL;
+}
+
+struct pmemram_apply_report *pmemram_apply_report_free(struct pmemram_apply_report *report)
+{
+	if (!report)
+		return NULL;
+	free(report->results);
+	free(report);
+	return NULL;
+}
+
+/* One run: where actions go, and the result being filled in. */
+struct run {
+	struct pmemram_ctx *ctx;
+	const struct pmemram_apply_ops *ops;
+	void *userdata;
+	struct pmemram_apply_result *res;
+};
+
+/* Settle the current result; returns its result (0 unless FAILED). */
+_printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status status, int r, const char *format, ...)
+{
+	struct pmemram_apply_result *res = run->res;
+	va_list args;
+
+	va_start(args, format);
+	(void)vsnprintf(res->reason, sizeof(res->reason), format, args);
+	va_end(args);
+	res->status = status;
+	res->result = status == PMEMRAM_APPLY_FAILED ? (r < 0 ? r : -EIO) : 0;
+	log_debug(run->ctx, "%s: %s", status_names[status], res->reason);
+	return res->result;
+}
+
+#define succeed(run, already, ...) \
+	finish((run), (already) ? PMEMRAM_APPLY_ALREADY : PMEMRAM_APPLY_DONE, 0, __VA_ARGS__)
+#define fail(run, r, ...) finish((run), PMEMRAM_APPLY_FAILED, (r), __VA_ARGS__)
+
+static const char *zone_name(int zone)
+{
+	const char *s = zone >= 0 ? pmemram_zone_to_string((enum pmemram_zone)zone) : NULL;
+
+	return s ? s : "an unknown zone";
+}
+
+/* ---- memory blocks ---------------------------------------------------------------- */
+
+/* A block as sysfs shows it: the raw words for messages, parsed where they parse (else -1). */
+struct block_view {
+	char state[32];
+	char zones[128];
+	int state_id; /* enum pmemram_block_state */
+	int zone;     /* first word of valid_zones: the current zone when online */
+};
+
+static int read_block(struct pmemram_ctx *ctx, unsigned long block, struct block_view *ret)
+{
+	struct block_view v = { .state_id = -1, .zone = -1 };
+	struct pmemram_zones zones;
+	char path[PATH_MAX];
+	int r;
+
+	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
+	if (r >= 0)
+		r = sysfs_read_string(ctx, path, v.state, sizeof(v.state));
+	if (r >= 0)
+		r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/valid_zones", block);
+	if (r >= 0)
+		r = sysfs_read_string(ctx, path, v.zones, sizeof(v.zones));
+	if (r < 0)
+		return r;
+
+	v.state_id = pmemram_block_state_from_string(v.state);
+	if (pmemram_parse_valid_zones(v.zones, &zones) >= 0)
+		v.zone = (int)zones.first;
+	*ret = v;
+	return 0;
+}
+
+/* Whether the block is where the action wants it: online in zone, or offline (zone < 0). */
+static bool block_reached(const struct block_view *v, int zone)
+{
+	if (zone < 0)
+		return v->state_id == PMEMRAM_BLOCK_OFFLINE;
+	return v->state_id == PMEMRAM_BLOCK_ONLINE && v->zone == zone;
+}
+
+static int block_success(struct run *run, unsigned long block, const struct block_view *v, int zone, bool already)
+{
+	if (zone < 0)
+		return succeed(run, already, "memory%lu: %soffline", block, already ? "already " : "");
+	return succeed(run, already, "memory%lu: %sonline in %s", block, already ? "already " : "",
+		       zone_name(v->zone));
+}
+
+static int block_wrong_zone(struct run *run, unsigned long block, const struct block_view *v, int zone, int r,
+			    bool already)
+{
+	return fail(run, r, "memory%lu: %sonline in %s, not %s (valid_zones: %s)", block, already ? "already " : "",
+		    zone_name(v->zone), zone_name(zone), v->zones);
+}
+
+/* Write value to memoryN/state (zone < 0: offline, else online into zone), then re-read state and
+ * valid_zones and judge by what the kernel shows, not by what the write returned. */
+static int block_set(struct run *run, unsigned long block, const char *value, int zone)
+{
+	struct block_view v;
+	int r, k;
+
+	r = read_block(run->ctx, block, &v);
+	if (r < 0)
+		return fail(run, r, "memory%lu: cannot read state: %s", block, strerror(-r));
+	if (block_reached(&v, zone))
+		return block_success(run, block, &v, zone, true);
+	if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
+		return block_wrong_zone(run, block, &v, zone, -EBUSY, true);
+
+	r = run->ops->set_block_state ? run->ops->set_block_state(run->ctx, run->userdata, block, value)
+				      : -EOPNOTSUPP;
+
+	k = read_block(run->ctx, block, &v);
+	if (k < 0)
+		return fail(run, k, "memory%lu: cannot re-read state after writing %s: %s", block, value,
+			    strerror(-k));
+	/* A failed write that still finds the block in place: someone (udev) did it first. */
+	if (block_reached(&v, zone))
+		return block_success(run, block, &v, zone, r < 0);
+
+	if (r == -EBUSY && zone < 0)
+		return fail(run, r, "memory%lu: could not be offlined (pages in use): %s", block, strerror(-r));
+	if (r < 0)
+		return fail(run, r, "memory%lu: %s rejected: %s (valid_zones: %s)", block, value, strerror(-r),
+			    v.zones);
+	if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
+		return block_wrong_zone(run, block, &v, zone, -EIO, false);
+	return fail(run, -EIO, "memory%lu: %s took no effect: state %s (valid_zones: %s)", block, value, v.state,
+		    v.zones);
+}
+
+static int apply_online(struct run *run, const struct pmemram_action *a)
+{
+	switch (a->zone) {
+	case PMEMRAM_ZONE_MOVABLE:
+		return block_set(run, a->block, "online_movable", PMEMRAM_ZONE_MOVABLE);
+	case PMEMRAM_ZONE_NORMAL:
+		return block_set(run, a->block, "online_kernel", PMEMRAM_ZONE_NORMAL);
+	default:
+		return fail(run, -EINVAL, "memory%lu: cannot online into %s", a->block, zone_name((int)a->zone));
+	}
+}
+
+int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, _unused_ void *userdata, unsigned long block,
+				    const char *value)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (!ctx || !value)
+		return -EINVAL;
+	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
+	if (r < 0)
+		return r;
+	/* "online_movable" and "online_kernel" read back as "online". */
+	return sysfs_write_verify(ctx, path, value, streq(value, "offline") ? "offline" : "online");
+}
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+/* A device's driver ("" when unbound); -ENODEV when the device itself is gone. */
+static int read_driver(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = path_printf(path, sizeof(path), DAX_DIR "/%s", device);
+	if (r < 0)
+		return r;
+	r = sysfs_exists(ctx, path);
+	if (r <= 0)
+		return r < 0 ? r : -ENODEV;
+
+	r = path_printf(path, sizeof(path), DAX_DIR "/%s/driver", device);
+	if (r < 0)
+		return r;
+	r = sysfs_read_link_name(ctx, path, buf, size);
+	if (sysfs_absent(ctx, r)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return r;
+}
+
+/* "unbound" or "bound to kmem", in buf. */
+static const char *driver_state(const char *driver, char *buf, size_t size)
+{
+	(void)snprintf(buf, size, "%s%s", *driver ? "bound to " : "unbound", driver);
+	return buf;
+}
+
+typedef int (*device_op)(struct pmemram_ctx *ctx, void *userdata, const char *device);
+
+/* Move a dax device from driver "from" to driver "to" ("" = unbound) with op, and check the link. */
+static int device_rebind(struct run *run, const char *device, const char *from, const char *to, device_op op,
+			 const char *what)
+{
+	char driver[64], have[96], want[96], before[96];
+	int r;
+
+	(void)driver_state(to, want, sizeof(want));
+	r = read_driver(run->ctx, device, driver, sizeof(driver));
+	if (r < 0)
+		return fail(run, r, "%s: cannot read its driver: %s", device, strerror(-r));
+	if (streq(driver, to))
+		return succeed(run, true, "%s: already %s", device, want);
+	if (!streq(driver, from))
+		return fail(run, -EBUSY, "%s: %s, expected %s: not %s", device,
+			    driver_state(driver, have, sizeof(have)), driver_state(from, before, sizeof(before)), what);
+
+	r = op ? op(run->ctx, run->userdata, device) : -EOPNOTSUPP;
+	if (r < 0)
+		return fail(run, r, "%s: %s failed: %s", device, what, strerror(-r));
+
+	r = read_driver(run->ctx, device, driver, sizeof(driver));
+	if (r < 0)
+		return fail(run, r, "%s: cannot re-read its driver after %s: %s", device, what, strerror(-r));
+	if (!streq(driver, to))
+		return fail(run, -EIO, "%s: %s took no effect: %s", device, what,
+			    driver_state(driver, have, sizeof(have)));
+	return succeed(run, false, "%s: %s", device, want);
+}
+
+/* Destructive and rare: the op does the work; the namespace's mode must then read "dax". */
+static int convert_namespace(struct run *run, const char *ns)
+{
+	char path[PATH_MAX], mode[32];
+	int r;
+
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/mode", ns);
+	if (r >= 0)
+		r = sysfs_read_string(run->ctx, path, mode, sizeof(mode));
+	if (r < 0)
+		return fail(run, r, "%s: cannot read its mode: %s", ns, strerror(-r));
+	if (streq(mode, "dax"))
+		return succeed(run, true, "%s: already devdax", ns);
+
+	r = run->ops->convert_namespace ? run->ops->convert_namespace(run->ctx, run->userdata, ns) : -EOPNOTSUPP;
+	if (r < 0)
+		return fail(run, r, "%s: conversion to devdax failed: %s", ns, strerror(-r));
+
+	r = sysfs_read_string(run->ctx, path, mode, sizeof(mode));
+	if (r < 0)
+		return fail(run, r, "%s: cannot re-read its mode after conversion: %s", ns, strerror(-r));
+	if (!streq(mode, "dax"))
+		return fail(run, -EIO, "%s: conversion to devdax took no effect: mode %s", ns, mode);
+	return succeed(run, false, "%s: converted to devdax", ns);
+}
+
+static int apply_one(struct run *run, const struct pmemram_action *a)
+{
+	switch (a->type) {
+	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
+		return convert_namespace(run, a->device);
+	case PMEMRAM_ACTION_DISABLE_DEVDAX:
+		return device_rebind(run, a->device, "device_dax", "", run->ops->disable_devdax,
+				     "disabling device_dax");
+	case PMEMRAM_ACTION_BIND_KMEM:
+		return device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
+	case PMEMRAM_ACTION_OFFLINE_BLOCK:
+		return block_set(run, a->block, "offline", -1);
+	case PMEMRAM_ACTION_ONLINE_BLOCK:
+		return apply_online(run, a);
+	default:
+		return fail(run, -EINVAL, "%s: unknown action type %d", a->device, (int)a->type);
+	}
+}
+
+/* ---- the default ops: libdaxctl -------------------------------------------------------- */
+
+/* libdaxctl would print to stderr; library code logs at debug through the caller's function. */
+_printf_(6, 0) static void daxctl_log(struct daxctl_ctx *dctx, int priority, const char *file, int line,
+				      const char *fn, const char *format, va_list args)
+{
+	struct pmemram_ctx *ctx = daxctl_get_userdata(dctx);
+	char msg[256];
+	size_t len;
+
+	(void)priority;
+	if (!ctx || pmemram_ctx_get_log_priority(ctx) < LOG_DEBUG)
+		return;
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	len = strlen(msg);
+	while (len > 0 && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	pmemram_log(ctx, LOG_DEBUG, file, line, fn, "libdaxctl: %s", msg);
+}
+
+/* One libdaxctl context per run, created on the first device action: each run sees fresh devices. */
+static int daxctl_find_dev(struct pmemram_ctx *ctx, void *userdata, const char *device, struct daxctl_dev **ret)
+{
+	struct daxctl_ctx **dctx = userdata;
+	struct daxctl_region *region;
+	struct daxctl_dev *dev;
+	int r;
+
+	if (!*dctx) {
+		r = daxctl_new(dctx);
+		if (r < 0)
+			return log_debug_errno(ctx, r, "daxctl_new: %s", strerror(-r));
+		daxctl_set_userdata(*dctx, ctx);
+		daxctl_set_log_fn(*dctx, daxctl_log);
+		daxctl_set_log_priority(*dctx, pmemram_ctx_get_log_priority(ctx));
+	}
+
+	daxctl_region_foreach(*dctx, region)
+		daxctl_dev_foreach(region, dev)
+			if (streq_ptr(daxctl_dev_get_devname(dev), device)) {
+				*ret = dev;
+				return 0;
+			}
+	return log_debug_errno(ctx, -ENODEV, "%s: libdaxctl does not list it", device);
+}
+
+static int daxctl_disable_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	struct daxctl_dev *dev;
+	int r;
+
+	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	return r < 0 ? r : daxctl_dev_disable(dev);
+}
+
+/* daxctl_dev_enable_ram() loads kmem (libkmod) and binds it (new_id + bind), nothing more: the
+ * onlining is daxctl_memory_online()'s, which we never call, so blocks stay in the zone we pick. */
+static int daxctl_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	struct daxctl_dev *dev;
+	int r;
+
+	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	return r < 0 ? r : daxctl_dev_enable_ram(dev);
+}
+
+static const struct pmemram_apply_ops default_ops = {
+	.disable_devdax = daxctl_disable_devdax,
+	.enable_kmem = daxctl_enable_kmem,
+	.convert_namespace = NULL, /* needs libndctl namespace reconfiguration: not yet */
+	.set_block_state = pmemram_apply_write_block_state,
+};
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions, size_t n_actions,
+		  const struct pmemram_apply_options *options, struct pmemram_apply_report **ret_report)
+{
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	static const struct pmemram_apply_options no_options = {};
+	const struct pmemram_apply_options *o = options ? options : &no_options;
+	struct daxctl_ctx *dctx = NULL;
+	struct run run = { .ctx = ctx };
+	char line[PMEMRAM_PLAN_TEXT_MAX];
+	int r = 0;
+
+	if (!ctx || (!actions && n_actions > 0) || !ret_report)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	report = calloc(1, sizeof(*report));
+	if (!report)
+		return -ENOMEM;
+	report->failed = -1;
+	if (n_actions > 0) {
+		report->results = calloc(n_actions, sizeof(*report->results));
+		if (!report->results)
+			return -ENOMEM;
+	}
+	report->n_results = n_actions;
+
+	run.ops = o->ops ? o->ops : &default_ops;
+	run.userdata = o->ops ? o->ops_userdata : &dctx;
+
+	for (size_t i = 0; i < n_actions; i++) {
+		run.res = &report->results[i];
+		run.res->action = actions[i];
+
+		if (r < 0) {
+			finish(&run, PMEMRAM_APPLY_SKIPPED, 0, "not attempted: an earlier action failed");
+			continue;
+		}
+		if (o->progress)
+			o->progress(ctx, &actions[i], i, n_actions, o->progress_userdata);
+
+		if (o->dry_run) {
+			if (!pmemram_action_describe(&actions[i], line, sizeof(line)))
+				(void)snprintf(line, sizeof(line), "%s: unknown action type %d", actions[i].device,
+					       (int)actions[i].type);
+			finish(&run, PMEMRAM_APPLY_DRY_RUN, 0, "%s", line);
+			continue;
+		}
+
+		r = apply_one(&run, &actions[i]);
+		if (r < 0)
+			report->failed = (long)i;
+		else
+			report->n_done++;
+	}
+
+	if (dctx)
+		daxctl_unref(dctx);
+	*ret_report = TAKE_PTR(report);
+	return r;
+}

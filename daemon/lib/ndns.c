@@ -1,0 +1,226 @@
+/* NVDIMM namespaces (bus/nd/devices/namespaceX.Y): UUID, region, mode, size, block device; dax device -> namespace. */
+#include <limits.h>
+
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+
+#define ND_DIR "bus/nd/devices"
+#define DAX_DIR "bus/dax/devices"
+
+int pmemram_parse_link_parent(const char *target, char *buf, size_t size)
+{
+	const char *end, *start;
+	size_t len;
+
+	if (!target || !buf || size == 0)
+		return -EINVAL;
+
+	end = target + strlen(target);
+	while (end > target && end[-1] == '/')
+		end--;
+	/* Drop the last component... */
+	while (end > target && end[-1] != '/')
+		end--;
+	while (end > target && end[-1] == '/')
+		end--;
+	/* ...and take the one before it. */
+	start = end;
+	while (start > target && start[-1] != '/')
+		start--;
+
+	len = (size_t)(end - start);
+	if (len == 0 || (len <= 2 && strncmp(start, "..", len) == 0))
+		return -EINVAL;
+	return copy_span(buf, size, start, len);
+}
+
+int pmemram_parse_ns_mode(const char *s, enum pmemram_ns_mode *ret)
+{
+	/* namespace_devs.c mode_show(): claimed by btt "safe", by pfn (or raw with struct pages)
+	 * "memory", by nd_dax "dax", else "raw".  ndctl calls them sector, fsdax, devdax, raw. */
+	static const struct {
+		const char *word;
+		enum pmemram_ns_mode mode;
+	} modes[] = {
+		{ "raw", PMEMRAM_NS_RAW },
+		{ "safe", PMEMRAM_NS_SECTOR },
+		{ "memory", PMEMRAM_NS_FSDAX },
+	};
+
+	if (!s || !ret)
+		return -EINVAL;
+	if (streq(s, "dax"))
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(modes); i++)
+		if (streq(s, modes[i].word)) {
+			*ret = modes[i].mode;
+			return 1;
+		}
+	return -EINVAL;
+}
+
+/* UUID (lower case, "" when the namespace has none) and region of a namespace. */
+static int read_ns_identity(struct pmemram_ctx *ctx, const char *ns, char *uuid, size_t uuid_size, char *region,
+			    size_t region_size)
+{
+	char dir[64], path[96], buf[SYSFS_ATTR_MAX];
+	int r;
+
+	r = path_printf(dir, sizeof(dir), ND_DIR "/%s", ns);
+	if (r < 0)
+		return r;
+
+	r = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, dir, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	r = pmemram_parse_link_parent(buf, region, region_size);
+	if (r < 0) {
+		pmemram_ctx_set_error_path(ctx, dir);
+		return log_debug_errno(ctx, r, "%s: no parent in link %s", dir, buf);
+	}
+
+	/* Label-less (namespace_io) namespaces have no uuid attribute; pmem ones print "" until set. */
+	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "uuid"), buf, sizeof(buf));
+	if (sysfs_absent(ctx, r))
+		buf[0] = '\0';
+	else if (r < 0)
+		return r;
+	if (buf[0] && pmemram_uuid_normalize(buf) < 0) {
+		pmemram_ctx_set_error_path(ctx, path);
+		return log_debug_errno(ctx, -EINVAL, "%s: malformed uuid \"%s\"", path, buf);
+	}
+	return copy_span(uuid, uuid_size, buf, strlen(buf));
+}
+
+int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d)
+{
+	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "";
+	int r;
+
+	if (!ctx || !d)
+		return -EINVAL;
+
+	/* The dax device's parent is the nd_dax device (regionN/daxN.M) when it sits on an NVDIMM. */
+	r = path_printf(path, sizeof(path), DAX_DIR "/%s/../namespace", d->dax.name);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(ctx, path, ns, sizeof(ns));
+	if (sysfs_absent(ctx, r))
+		ns[0] = '\0'; /* hmem or another provider: no namespace */
+	else if (r < 0)
+		return r;
+
+	/* ns "": an nd_dax that lost its namespace. */
+	if (ns[0]) {
+		r = read_ns_identity(ctx, ns, uuid, sizeof(uuid), region, sizeof(region));
+		if (r < 0)
+			return r;
+	}
+	strcpy(d->uuid, uuid);
+	strcpy(d->region, region);
+	return 0;
+}
+
+/* The first pmem disk in dir/block ("" when none: namespace disabled). */
+static int read_blockdev(struct pmemram_ctx *ctx, const char *dev, char *buf, size_t size)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir disks = {};
+	char path[96];
+	int r;
+
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/block", dev);
+	if (r < 0)
+		return r;
+	r = sysfs_dir_read(ctx, path, "pmem", 16, &disks);
+	if (sysfs_absent(ctx, r) || (r >= 0 && disks.n == 0)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	return copy_span(buf, size, disks.names[0], strlen(disks.names[0]));
+}
+
+/* 1 and *ret for a listed namespace, 0 for one left out (devdax, or a seed without size). */
+static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_namespace *ret)
+{
+	struct pmemram_observed_namespace ns = {};
+	char dir[64], path[96], buf[SYSFS_ATTR_MAX];
+	int r;
+
+	if (strlen(name) >= sizeof(ns.name))
+		return log_debug_errno(ctx, -EINVAL, "unexpected namespace name %s", name);
+	strcpy(ns.name, name);
+	r = path_printf(dir, sizeof(dir), ND_DIR "/%s", name);
+	if (r < 0)
+		return r;
+
+	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "mode"), buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	r = pmemram_parse_ns_mode(buf, &ns.mode);
+	if (r < 0) {
+		pmemram_ctx_set_error_path(ctx, path);
+		return log_debug_errno(ctx, r, "%s: unknown mode \"%s\"", path, buf);
+	}
+	if (r == 0)
+		return 0;
+
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "size"), &ns.size);
+	if (r < 0)
+		return r;
+	if (ns.size == 0)
+		return 0;
+
+	r = read_ns_identity(ctx, name, ns.uuid, sizeof(ns.uuid), ns.region, sizeof(ns.region));
+	if (r < 0)
+		return r;
+
+	/* The disk hangs below the claiming pfn/btt device, or the namespace itself when raw. */
+	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "holder"), buf, sizeof(buf));
+	if (sysfs_absent(ctx, r))
+		buf[0] = '\0';
+	else if (r < 0)
+		return r;
+	r = read_blockdev(ctx, buf[0] ? buf : name, ns.blockdev, sizeof(ns.blockdev));
+	if (r < 0)
+		return r;
+
+	*ret = ns;
+	return 1;
+}
+
+int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	_cleanup_(freep) struct pmemram_observed_namespace *list = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!ctx || !ret || !ret_n)
+		return -EINVAL;
+
+	r = sysfs_dir_read(ctx, ND_DIR, "namespace", PMEMRAM_MAX_NAMESPACES, &dir);
+	if (sysfs_absent(ctx, r))
+		dir.n = 0; /* libnvdimm not loaded: no namespaces */
+	else if (r < 0)
+		return r;
+
+	if (dir.n > 0) {
+		list = calloc(dir.n, sizeof(*list));
+		if (!list)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < dir.n; i++) {
+		r = read_namespace(ctx, dir.names[i], &list[n]);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			n++;
+	}
+
+	log_debug(ctx, "%zu namespaces not in devdax mode", n);
+	*ret = TAKE_PTR(list);
+	*ret_n = n;
+	return 0;
+}

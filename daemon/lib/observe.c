@@ -1,0 +1,82 @@
+/* Reads everything the planner needs into one pmemram_observation: blocks, dax devices, namespaces, users, udev. */
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+
+struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o)
+{
+	if (!o)
+		return NULL;
+	pmemram_memory_free(o->memory);
+	pmemram_dax_list_free(o->dax);
+	free(o->devices);
+	free(o->namespaces);
+	free(o);
+	return NULL;
+}
+
+static int observe_dax(struct pmemram_ctx *ctx, struct pmemram_observation *o)
+{
+	int r;
+
+	r = pmemram_dax_list_read(ctx, &o->dax);
+	if (r < 0)
+		return r;
+	if (o->dax->n_devices == 0)
+		return 0;
+
+	o->devices = calloc(o->dax->n_devices, sizeof(*o->devices));
+	if (!o->devices)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->dax->n_devices; i++) {
+		o->devices[i].dax = o->dax->devices[i];
+		r = pmemram_dax_namespace_read(ctx, &o->devices[i]);
+		if (r < 0)
+			return r;
+	}
+	return pmemram_dax_users_scan(ctx, o->devices, o->dax->n_devices, &o->n_unreadable_processes);
+}
+
+int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	struct pmemram_observed *v;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	v = &o->observed;
+
+	r = pmemram_memory_read(ctx, &o->memory);
+	if (r < 0)
+		return r;
+	v->block_size = o->memory->block_size;
+	v->auto_online = o->memory->auto_online;
+	v->n_blocks = o->memory->n_blocks;
+	v->blocks = o->memory->blocks;
+
+	r = observe_dax(ctx, o);
+	if (r < 0)
+		return r;
+	v->n_devices = o->dax->n_devices;
+	v->devices = o->devices;
+
+	r = pmemram_namespaces_read(ctx, &o->namespaces, &v->n_namespaces);
+	if (r < 0)
+		return r;
+	v->namespaces = o->namespaces;
+	r = pmemram_mounts_scan(ctx, o->namespaces, v->n_namespaces);
+	if (r < 0)
+		return r;
+
+	r = pmemram_udev_rules_read(ctx, &v->udev);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(o);
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* The applier: performs a plan's actions in order, re-reads after each, stops at the first failure. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmemram-plan.h"
+#include "pmemram.h"
+
+/*
+ * What changes the system.  Every operation returns 0 or -errno; none of them decides whether the
+ * action took effect: the applier re-reads sysfs through the context after each one.
+ *
+ * The default operations (options->ops == NULL) bind drivers through libdaxctl, which reads and
+ * writes /sys itself and is therefore not redirected by the context's sysfs root: tests install
+ * fakes here that change the fake tree as the kernel would (or, to test the verification, do not).
+ * A NULL member makes its actions fail with -EOPNOTSUPP.
+ */
+struct pmemram_apply_ops {
+	/* Unbind device_dax from a dax device (daxctl_dev_disable). */
+	int (*disable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
+	/* Load kmem if needed and bind it (daxctl_dev_enable_ram).  This only binds: the kernel adds
+	 * the memory blocks offline unless auto_online_blocks says otherwise (the planner refuses
+	 * devices whose blocks the kernel would auto-online into another zone). */
+	int (*enable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
+	/* Turn a raw/fsdax namespace into devdax, destroying its contents.  Not in the defaults. */
+	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name);
+	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
+	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
+};
+
+/* The default set_block_state: write memoryN/state below the context's sysfs root and read it
+ * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */
+int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, void *userdata, unsigned long block,
+				    const char *value);
+
+/* Called before each action that is attempted (or described, in a dry run); index counts from 0. */
+typedef void (*pmemram_apply_progress_fn)(struct pmemram_ctx *ctx, const struct pmemram_action *action,
+					  size_t index, size_t total, void *userdata);
+
+struct pmemram_apply_options {
+	const struct pmemram_apply_ops *ops; /* NULL: libdaxctl and sysfs */
+	void *ops_userdata;
+	pmemram_apply_progress_fn progress; /* may be NULL */
+	void *progress_userdata;
+	bool dry_run; /* describe every action, read and write nothing, call no operation */
+};
+
+enum pmemram_apply_status {
+	PMEMRAM_APPLY_DONE,    /* performed, and the re-read shows it took effect */
+	PMEMRAM_APPLY_ALREADY, /* found in the target state (a udev rule may have raced us): success */
+	PMEMRAM_APPLY_FAILED,  /* result and reason say why; the run stopped here */
+	PMEMRAM_APPLY_SKIPPED, /* not attempted because an earlier action failed */
+	PMEMRAM_APPLY_DRY_RUN, /* dry run: reason says what would be done */
+	_PMEMRAM_APPLY_STATUS_MAX,
+};
+
+struct pmemram_apply_result {
+	struct pmemram_action action;
+	enum pmemram_apply_status status;
+	int result;			    /* 0, or -errno when FAILED */
+	char reason[PMEMRAM_PLAN_TEXT_MAX]; /* one line naming the device or block */
+};
+
+struct pmemram_apply_report {
+	size_t n_results; /* one per action, in order */
+	struct pmemram_apply_result *results;
+	size_t n_done;	  /* DONE + ALREADY */
+	long failed;	  /* index of the FAILED result, -1 when none */
+};
+
+/*
+ * Perform actions[0..n_actions) in order.  Each action is followed by a re-read that checks it took
+ * effect (driver link, block state and zone); the first action that fails stops the run and the
+ * rest are reported SKIPPED.  Returns 0 when every action succeeded, else the failed action's
+ * -errno; *ret_report is set in both cases and must be freed.  -EINVAL/-ENOMEM before anything ran
+ * leave *ret_report untouched.  The failing sysfs file, if any, is the context's error path.
+ */
+int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions, size_t n_actions,
+		  const struct pmemram_apply_options *options, struct pmemram_apply_report **ret_report);
+struct pmemram_apply_report *pmemram_apply_report_free(struct pmemram_apply_report *report);
+
+const char *pmemram_apply_status_to_string(enum pmemram_apply_status s);
+
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_apply_report, pmemram_apply_report_free)

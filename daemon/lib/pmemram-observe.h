@@ -1,0 +1,109 @@
+/* Discovery for the planner: namespaces, processes and mounts using pmem, udev rules; pure parsers beside. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmemram-plan.h"
+#include "pmemram.h"
+
+/* pmemram's own udev rules (udev/ in the source tree): never counted as "another" onliner. */
+#define PMEMRAM_UDEV_OWN_RULES "60-pmemram.rules"
+
+/* Limits on what discovery reads (every user-controllable resource has one). */
+#define PMEMRAM_MAX_NAMESPACES 4096
+#define PMEMRAM_MAX_PROCESSES (1u << 22)	    /* PID_MAX_LIMIT */
+#define PMEMRAM_UDEV_MAX_RULES_FILES 4096	    /* per directory */
+#define PMEMRAM_UDEV_MAX_FILE_SIZE (1024 * 1024)    /* bytes per rules file */
+#define PMEMRAM_UDEV_MAX_LINE 16384		    /* bytes per rule, continuations joined */
+
+/* ---- pure parsers (no I/O; tests feed strings) ------------------------------------------ */
+
+/* A /proc/PID/maps line: *ret_path points at its pathname column inside line ("" when
+ * anonymous), with the trailing newline and a " (deleted)" marker not included in *ret_len. */
+int pmemram_parse_maps_line(const char *line, const char **ret_path, size_t *ret_len);
+
+struct pmemram_mountinfo {
+	unsigned major, minor;
+	char source[64]; /* "/dev/pmem0"; "" when longer (then it names no pmem device anyway) */
+};
+
+/* A /proc/PID/mountinfo line: major:minor (third field) and mount source (after " - fstype "). */
+int pmemram_parse_mountinfo_line(const char *line, struct pmemram_mountinfo *ret);
+
+/* Second-to-last component of a sysfs link target: the parent device.
+ * "../../../devices/platform/ACPI0012:00/ndbus0/region0/namespace0.0" -> "region0". */
+int pmemram_parse_link_parent(const char *target, char *buf, size_t size);
+/* The disk a /sys/dev/block/M:m link leads to: ".../block/pmem0/pmem0p1" -> "pmem0". */
+int pmemram_parse_block_link(const char *target, char *buf, size_t size);
+/* Whether name ("pmem0", "pmem0p1", "pmem0s1", with or without "/dev/") is disk or one of its partitions. */
+bool pmemram_blockdev_is_on(const char *name, const char *disk);
+
+/* A namespace's "mode" attribute ("raw", "safe", "memory", "dax"): 1 and *ret for the modes
+ * pmemram lists as namespaces, 0 for "dax" (its dax device stands for it), -EINVAL otherwise. */
+int pmemram_parse_ns_mode(const char *s, enum pmemram_ns_mode *ret);
+
+/* How one udev rule line relates to memory devices. */
+enum pmemram_udev_selects {
+	PMEMRAM_UDEV_SELECTS_ANY,	 /* no SUBSYSTEM/KERNEL test that decides for memory */
+	PMEMRAM_UDEV_SELECTS_MEMORY,	 /* SUBSYSTEM=="memory", KERNEL=="memory*" */
+	PMEMRAM_UDEV_SELECTS_OTHER,	 /* SUBSYSTEM=="cpu": memory never gets past the test */
+	PMEMRAM_UDEV_SELECTS_NOT_MEMORY, /* SUBSYSTEM!="memory": everything but memory */
+};
+
+struct pmemram_udev_line {
+	enum pmemram_udev_selects selects;
+	bool sets_state;		 /* ATTR{state}="online..." (assignment, not a match) */
+	enum pmemram_auto_online policy; /* what it writes; ONLINE for "$env{...}" and friends */
+	char goto_label[64];		 /* GOTO="..." */
+	char label[64];			 /* LABEL="..." */
+};
+
+/* One logical rule line (continuations already joined; no comment): -EINVAL when malformed. */
+int pmemram_parse_udev_line(const char *line, struct pmemram_udev_line *ret);
+
+/* A whole rules file.  A rule onlines memory when it assigns ATTR{state}="online..." and either
+ * selects memory itself or stands between SUBSYSTEM!="memory", GOTO="X" and LABEL="X".
+ * 1 and *ret ("NAME:LINE", policy) for the first such rule, 0 when there is none.
+ * Malformed lines are skipped, as udev does. */
+int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, struct pmemram_observed_udev *ret);
+
+/* ---- discovery (thin I/O through the context's roots) ------------------------------------ */
+
+/* An NVDIMM-backed dax device's namespace UUID (lower case) and region from
+ * bus/dax/devices/daxX.Y/../namespace; left "" for other dax devices (hmem). */
+int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d);
+
+/* Namespaces in raw, sector or fsdax mode with a size (idle seeds are left out), from
+ * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
+int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);
+
+/* Mark dax devices some process maps (/proc/PID/maps naming /dev/daxX.Y): the first pid and comm.
+ * *ret_unreadable counts processes whose maps could not be read (other users' when not root). */
+int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
+			   size_t *ret_unreadable);
+
+/* Mark namespaces whose block device (or a partition) is mounted: /proc/self/mountinfo,
+ * matched by major:minor through sysfs dev/block/M:m, or by a /dev/pmem* source. */
+int pmemram_mounts_scan(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n);
+
+/* The first udev rule, in udev's order, that onlines memory: files *.rules in etc/udev/rules.d,
+ * run/udev/rules.d, usr/local/lib/udev/rules.d, usr/lib/udev/rules.d, lib/udev/rules.d below the
+ * udev root (a name in an earlier directory hides the same name in later ones), except
+ * PMEMRAM_UDEV_OWN_RULES.  ret->onlines_memory false when none. */
+int pmemram_udev_rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret);
+
+/* Everything the planner needs, read in one go; observed points into the other members. */
+struct pmemram_observation {
+	struct pmemram_observed observed;
+	struct pmemram_memory *memory;
+	struct pmemram_dax_list *dax;
+	struct pmemram_observed_dax *devices;
+	struct pmemram_observed_namespace *namespaces;
+	size_t n_unreadable_processes; /* see pmemram_dax_users_scan() */
+};
+
+int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret);
+struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
+
+_PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_observation, pmemram_observation_free)

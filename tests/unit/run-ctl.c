@@ -1,0 +1,119 @@
+/* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests and picks values out of its JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "run-ctl.h"
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t k;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	while (len < size - 1 && (k = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = '\0';
+}
+
+struct run *run_ctl_env(const char *const *env, const char *const *args)
+{
+	const char *binary = getenv("PMEMRAMCTL"), *tmp;
+	char *argv[16] = { "pmemramctl" };
+	struct run *run = calloc(1, sizeof(*run));
+	int out, err, wstatus;
+	size_t argc = 1;
+	pid_t pid;
+
+	assert_non_null(run);
+	assert_non_null(binary);
+
+	for (; args && args[argc - 1]; argc++) {
+		assert_true(argc < ELEMENTSOF(argv) - 1);
+		argv[argc] = (char *)args[argc - 1];
+	}
+	argv[argc] = NULL;
+
+	tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	out = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	err = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	assert_true(out >= 0 && err >= 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 || unsetenv("PMEMRAM_LOG") < 0)
+			_exit(127);
+		for (size_t i = 0; env && env[i]; i++)
+			if (putenv((char *)env[i]) < 0)
+				_exit(127);
+		execv(binary, argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	run->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+
+	slurp(out, run->out, sizeof(run->out));
+	slurp(err, run->err, sizeof(run->err));
+	close(out);
+	close(err);
+	return run;
+}
+
+struct run *run_ctl(const char *root, ...)
+{
+	const char *args[16];
+	char *env[2] = {};
+	struct run *run;
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, root);
+	while (n < ELEMENTSOF(args) - 1 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+
+	assert_true(asprintf(&env[0], "PMEMRAM_SYSFS_ROOT=%s", root) >= 0);
+	run = run_ctl_env((const char *const *)env, args);
+	free(env[0]);
+	return run;
+}
+
+struct json_object *json_at(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	assert_true(strlen(path) < sizeof(buf));
+	strcpy(buf, path);
+	for (char *key = strtok_r(buf, ".", &save); key; key = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(key));
+		else if (!json_object_object_get_ex(o, key, &o))
+			fail_msg("no key %s in %s", key, path);
+		if (!o)
+			return NULL;
+	}
+	return o;
+}
+
+struct json_object *json_typed_at(struct json_object *o, const char *path, enum json_type type)
+{
+	struct json_object *v = json_at(o, path);
+
+	if (!v || !json_object_is_type(v, type))
+		fail_msg("%s: missing or not a %s", path, json_type_to_name(type));
+	return v;
+}

@@ -1,0 +1,27 @@
+/* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests and picks values out of its JSON. */
+#pragma once
+
+#include <json-c/json.h>
+
+#define RUN_OUTPUT_MAX (256 * 1024)
+
+struct run {
+	int status; /* exit code, or -1 when killed */
+	char out[RUN_OUTPUT_MAX];
+	char err[RUN_OUTPUT_MAX];
+};
+
+/* Run pmemramctl with args (NULL-terminated, without argv[0]) and the environment plus env
+ * ("NAME=value", NULL-terminated), PMEMRAM_LOG unset.  Fails the test when it cannot run. */
+struct run *run_ctl_env(const char *const *env, const char *const *args);
+/* Shorthand: PMEMRAM_SYSFS_ROOT=root, then the arguments up to a NULL. */
+struct run *run_ctl(const char *root, ...);
+
+/* Value at a path like "nodes.1.memory_side_caches.0.indexing"; NULL for JSON null. */
+struct json_object *json_at(struct json_object *o, const char *path);
+/* The same, failing the test unless it is of the given type. */
+struct json_object *json_typed_at(struct json_object *o, const char *path, enum json_type type);
+
+#define json_int_at(o, path) json_object_get_int64(json_typed_at((o), (path), json_type_int))
+#define json_string_at(o, path) json_object_get_string(json_typed_at((o), (path), json_type_string))
+#define json_bool_at(o, path) json_object_get_boolean(json_typed_at((o), (path), json_type_boolean))

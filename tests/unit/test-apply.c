@@ -1,0 +1,578 @@
+/* Unit tests for the applier: a fake kernel behind the ops table changes the fake sysfs tree, or lies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-apply.h"
+#include "pmemram-private.h"
+
+/* What the fake kernel does when a block's state is written, instead of the honest default. */
+struct block_script {
+	unsigned long block;
+	int error;	   /* what the write returns */
+	const char *state; /* state afterwards; NULL leaves the block as it was */
+	const char *zones; /* valid_zones afterwards */
+};
+
+struct fake {
+	struct fake_env *env;
+	const struct block_script *script;
+	size_t n_script;
+	int device_error; /* returned by disable_devdax/enable_kmem */
+	bool device_lies; /* they return 0 but leave the driver link alone */
+	char calls[16][64];
+	size_t n_calls;
+	size_t progress[16];
+	size_t n_progress;
+};
+
+#define FAKE(state) ((struct fake *)*(state))
+
+_printf_(2, 3) static void record(struct fake *f, const char *format, ...)
+{
+	va_list args;
+
+	assert_true(f->n_calls < ELEMENTSOF(f->calls));
+	va_start(args, format);
+	vsnprintf(f->calls[f->n_calls++], sizeof(f->calls[0]), format, args);
+	va_end(args);
+}
+
+static void write_block(struct fake *f, unsigned long block, const char *state, const char *zones)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/state", block);
+	assert_int_equal(fake_sysfs_write(f->env->root, path, "%s\n", state), 0);
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/valid_zones", block);
+	assert_int_equal(fake_sysfs_write(f->env->root, path, "%s\n", zones), 0);
+}
+
+/* Content of root/path without the newline, in a static buffer ("<absent>" when missing). */
+static const char *read_tree(struct fake *f, const char *path)
+{
+	static char buf[128];
+	char full[PATH_MAX];
+	FILE *file;
+	size_t n;
+
+	snprintf(full, sizeof(full), "%s/%s", f->env->root, path);
+	file = fopen(full, "re");
+	if (!file)
+		return "<absent>";
+	n = fread(buf, 1, sizeof(buf) - 1, file);
+	fclose(file);
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return buf;
+}
+
+static const char *block_file(struct fake *f, unsigned long block, const char *attr)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/%s", block, attr);
+	return read_tree(f, path);
+}
+
+static const char *driver_of(struct fake *f, const char *device)
+{
+	static char target[PATH_MAX];
+	char full[PATH_MAX];
+	ssize_t n;
+
+	snprintf(full, sizeof(full), "%s/bus/dax/devices/%s/driver", f->env->root, device);
+	n = readlink(full, target, sizeof(target) - 1);
+	if (n < 0)
+		return "";
+	target[n] = '\0';
+	return strrchr(target, '/') + 1;
+}
+
+/* ---- the fake kernel --------------------------------------------------------------------- */
+
+static int fake_set_block_state(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value)
+{
+	struct fake *f = userdata;
+
+	assert_non_null(ctx);
+	record(f, "memory%lu %s", block, value);
+	for (size_t i = 0; i < f->n_script; i++) {
+		const struct block_script *s = &f->script[i];
+
+		if (s->block != block)
+			continue;
+		if (s->state)
+			write_block(f, block, s->state, s->zones);
+		return s->error;
+	}
+
+	/* What the kernel does on success. */
+	if (streq(value, "online_movable"))
+		write_block(f, block, "online", "Movable");
+	else if (streq(value, "online_kernel"))
+		write_block(f, block, "online", "Normal");
+	else if (streq(value, "offline"))
+		write_block(f, block, "offline", "Movable Normal");
+	else
+		fail_msg("unexpected state write %s", value);
+	return 0;
+}
+
+/* The driver core: unbind (driver NULL) or bind, unless told to fail or to lie. */
+static int fake_rebind(struct pmemram_ctx *ctx, struct fake *f, const char *verb, const char *device,
+		       const char *driver)
+{
+	char path[96], target[96];
+
+	assert_non_null(ctx);
+	record(f, "%s %s", verb, device);
+	if (f->device_error || f->device_lies)
+		return f->device_error;
+	snprintf(path, sizeof(path), "bus/dax/devices/%s/driver", device);
+	if (!driver)
+		assert_int_equal(fake_sysfs_remove(f->env->root, path), 0);
+	else {
+		snprintf(target, sizeof(target), "../../../../bus/dax/drivers/%s", driver);
+		assert_int_equal(fake_sysfs_symlink(f->env->root, path, target), 0);
+	}
+	return 0;
+}
+
+static int fake_disable_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	return fake_rebind(ctx, userdata, "disable", device, NULL);
+}
+
+static int fake_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	return fake_rebind(ctx, userdata, "enable", device, "kmem");
+}
+
+static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns)
+{
+	struct fake *f = userdata;
+	char path[96];
+
+	assert_non_null(ctx);
+	record(f, "convert %s", ns);
+	snprintf(path, sizeof(path), "bus/nd/devices/%s/mode", ns);
+	assert_int_equal(fake_sysfs_write(f->env->root, path, "dax\n"), 0);
+	return 0;
+}
+
+static const struct pmemram_apply_ops fake_ops = {
+	.disable_devdax = fake_disable_devdax,
+	.enable_kmem = fake_enable_kmem,
+	.convert_namespace = fake_convert_namespace,
+	.set_block_state = fake_set_block_state,
+};
+
+static void fake_progress(struct pmemram_ctx *ctx, const struct pmemram_action *action, size_t index,
+			  size_t total, void *userdata)
+{
+	struct fake *f = userdata;
+
+	assert_non_null(ctx);
+	assert_non_null(action);
+	assert_true(index < total);
+	assert_true(f->n_progress < ELEMENTSOF(f->progress));
+	f->progress[f->n_progress++] = index;
+}
+
+/* The HMAT tree (dax1.0: device_dax on node 2, blocks 32-38 online Movable) plus dax1.0's future
+ * blocks 41-44, offline and able to go either way. */
+static int setup(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	void *env = NULL;
+
+	if (!f || fake_env_setup_hmat(&env) < 0)
+		return -1;
+	f->env = env;
+	*state = f;
+	for (unsigned long b = 41; b <= 44; b++)
+		write_block(f, b, "offline", "Movable Normal");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fake *f = *state;
+	void *env = f->env;
+
+	fake_env_teardown(&env);
+	free(f);
+	return 0;
+}
+
+static int run(struct fake *f, const struct pmemram_action *actions, size_t n, bool dry_run,
+	       struct pmemram_apply_report **ret)
+{
+	struct pmemram_apply_options o = {
+		.ops = &fake_ops,
+		.ops_userdata = f,
+		.progress = fake_progress,
+		.progress_userdata = f,
+		.dry_run = dry_run,
+	};
+
+	return pmemram_apply(f->env->ctx, actions, n, &o, ret);
+}
+
+#define ACTION(t, dev, b, z) { .type = (t), .device = (dev), .node = 2, .block = (b), .zone = (z) }
+#define DISABLE(dev) ACTION(PMEMRAM_ACTION_DISABLE_DEVDAX, dev, 0, PMEMRAM_ZONE_NONE)
+#define BIND(dev) ACTION(PMEMRAM_ACTION_BIND_KMEM, dev, 0, PMEMRAM_ZONE_NONE)
+#define ONLINE(b, z) ACTION(PMEMRAM_ACTION_ONLINE_BLOCK, "dax1.0", b, PMEMRAM_ZONE_##z)
+#define OFFLINE(b) ACTION(PMEMRAM_ACTION_OFFLINE_BLOCK, "dax1.0", b, PMEMRAM_ZONE_NORMAL)
+
+static void assert_calls(struct fake *f, const char *const *expected, size_t n)
+{
+	for (size_t i = 0; i < n && i < f->n_calls; i++)
+		assert_string_equal(f->calls[i], expected[i]);
+	assert_int_equal(f->n_calls, n);
+}
+
+static void assert_result(const struct pmemram_apply_report *report, size_t i, enum pmemram_apply_status status,
+			  int result, const char *reason)
+{
+	const struct pmemram_apply_result *res = &report->results[i];
+
+	assert_true(i < report->n_results);
+	assert_string_equal(pmemram_apply_status_to_string(res->status), pmemram_apply_status_to_string(status));
+	assert_int_equal(res->result, result);
+	if (reason)
+		assert_string_equal(res->reason, reason);
+}
+
+/* ---- tests -------------------------------------------------------------------------------- */
+
+static void test_full_sequence_in_order(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		DISABLE("dax1.0"), BIND("dax1.0"), ONLINE(41, MOVABLE), ONLINE(42, MOVABLE), ONLINE(43, NORMAL),
+	};
+	static const char *const calls[] = {
+		"disable dax1.0", "enable dax1.0", "memory41 online_movable", "memory42 online_movable",
+		"memory43 online_kernel",
+	};
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(run(f, actions, ELEMENTSOF(actions), false, &report), 0);
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_int_equal(f->n_progress, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(f->progress[i], i);
+
+	assert_int_equal(report->n_results, 5);
+	assert_int_equal(report->n_done, 5);
+	assert_int_equal(report->failed, -1);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "dax1.0: unbound");
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0, "dax1.0: bound to kmem");
+	assert_result(report, 2, PMEMRAM_APPLY_DONE, 0, "memory41: online in Movable");
+	assert_result(report, 4, PMEMRAM_APPLY_DONE, 0, "memory43: online in Normal");
+	assert_int_equal(report->results[3].action.block, 42);
+	assert_string_equal(driver_of(f, "dax1.0"), "kmem");
+	assert_string_equal(block_file(f, 44, "state"), "offline");
+}
+
+static void test_stops_at_first_failure(void **state)
+{
+	/* The kernel refuses Movable for memory42 (it would split a zone): state stays offline. */
+	static const struct block_script script[] = { { 42, -EINVAL, "offline", "Normal" } };
+	static const struct pmemram_action actions[] = { ONLINE(41, MOVABLE), ONLINE(42, MOVABLE), ONLINE(43, MOVABLE) };
+	static const char *const calls[] = { "memory41 online_movable", "memory42 online_movable" };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	f->script = script;
+	f->n_script = ELEMENTSOF(script);
+	assert_int_equal(run(f, actions, ELEMENTSOF(actions), false, &report), -EINVAL);
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_int_equal(f->n_progress, 2);
+
+	assert_int_equal(report->n_results, 3);
+	assert_int_equal(report->n_done, 1);
+	assert_int_equal(report->failed, 1);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, NULL);
+	assert_result(report, 1, PMEMRAM_APPLY_FAILED, -EINVAL,
+		      "memory42: online_movable rejected: Invalid argument (valid_zones: Normal)");
+	assert_result(report, 2, PMEMRAM_APPLY_SKIPPED, 0, NULL);
+	assert_string_equal(block_file(f, 43, "state"), "offline");
+}
+
+static void test_already_online_counts_as_success(void **state)
+{
+	/* memory41: a udev rule onlined it between our read and our write, so the write fails. */
+	static const struct block_script script[] = { { 41, -EINVAL, "online", "Movable" } };
+	static const struct pmemram_action actions[] = { ONLINE(32, MOVABLE), ONLINE(41, MOVABLE) };
+	static const char *const calls[] = { "memory41 online_movable" };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	f->script = script;
+	f->n_script = ELEMENTSOF(script);
+	assert_int_equal(run(f, actions, ELEMENTSOF(actions), false, &report), 0);
+	/* memory32 was online in Movable already: not written at all */
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_int_equal(report->n_done, 2);
+	assert_result(report, 0, PMEMRAM_APPLY_ALREADY, 0, "memory32: already online in Movable");
+	assert_result(report, 1, PMEMRAM_APPLY_ALREADY, 0, "memory41: already online in Movable");
+}
+
+/* One action that fails, then one that must not be attempted. */
+struct failure_case {
+	struct pmemram_action action;
+	bool scripted; /* script applies */
+	struct block_script script;
+	bool device_lies;
+	int error;
+	const char *reason;
+	const char *call;   /* the one call the fake kernel sees, NULL for none */
+	const char *blamed; /* the context's error path, when a file is to blame */
+};
+
+static const struct failure_case failures[] = {
+	/* the write "succeeds" but the kernel put the block into Normal: only the re-read tells */
+	{ ONLINE(41, MOVABLE), true, { 41, 0, "online", "Normal" }, false, -EIO,
+	  "memory41: online in Normal, not Movable (valid_zones: Normal)", "memory41 online_movable", NULL },
+	/* the write returns 0 and nothing changes */
+	{ ONLINE(41, MOVABLE), true, { 41, 0, NULL, NULL }, false, -EIO,
+	  "memory41: online_movable took no effect: state offline (valid_zones: Movable Normal)",
+	  "memory41 online_movable", NULL },
+	/* online in another zone: not ours to write (the planner offlines first) */
+	{ ONLINE(32, NORMAL), false, {}, false, -EBUSY,
+	  "memory32: already online in Movable, not Normal (valid_zones: Movable)", NULL, NULL },
+	{ OFFLINE(33), true, { 33, -EBUSY, NULL, NULL }, false, -EBUSY,
+	  "memory33: could not be offlined (pages in use): Device or resource busy", "memory33 offline", NULL },
+	{ ONLINE(50, MOVABLE), false, {}, false, -ENOENT, "memory50: cannot read state: No such file or directory",
+	  NULL, "devices/system/memory/memory50/state" },
+	/* unbinding "succeeds" but device_dax is still there */
+	{ DISABLE("dax1.0"), false, {}, true, -EIO,
+	  "dax1.0: disabling device_dax took no effect: bound to device_dax", "disable dax1.0", NULL },
+};
+
+static void test_failures(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ELEMENTSOF(failures); i++) {
+		const struct failure_case *c = &failures[i];
+		const struct pmemram_action actions[] = { c->action, ONLINE(44, MOVABLE) };
+		struct pmemram_apply_report *report = NULL;
+		void *fixture = NULL;
+		struct fake *f;
+
+		assert_int_equal(setup(&fixture), 0);
+		f = fixture;
+		f->script = c->scripted ? &c->script : NULL;
+		f->n_script = c->scripted ? 1 : 0;
+		f->device_lies = c->device_lies;
+
+		if (run(f, actions, 2, false, &report) != c->error || !streq(report->results[0].reason, c->reason))
+			fail_msg("case %zu: got %d \"%s\", expected %d \"%s\"", i, report->results[0].result,
+				 report->results[0].reason, c->error, c->reason);
+		assert_result(report, 0, PMEMRAM_APPLY_FAILED, c->error, c->reason);
+		assert_result(report, 1, PMEMRAM_APPLY_SKIPPED, 0, NULL);
+		assert_int_equal(report->failed, 0);
+		assert_int_equal(report->n_done, 0);
+		assert_calls(f, &c->call, c->call ? 1 : 0);
+		assert_string_equal(block_file(f, 44, "state"), "offline");
+		if (c->blamed)
+			assert_true(fake_env_error_path_is(f->env, c->blamed));
+
+		pmemram_apply_report_free(report);
+		teardown(&fixture);
+	}
+}
+
+static void test_rezone(void **state)
+{
+	static const struct pmemram_action actions[] = { OFFLINE(33), ONLINE(33, NORMAL), OFFLINE(41) };
+	static const char *const calls[] = { "memory33 offline", "memory33 online_kernel" };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(run(f, actions, ELEMENTSOF(actions), false, &report), 0);
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "memory33: offline");
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0, "memory33: online in Normal");
+	assert_result(report, 2, PMEMRAM_APPLY_ALREADY, 0, "memory41: already offline");
+	assert_string_equal(block_file(f, 33, "valid_zones"), "Normal");
+}
+
+static void test_dry_run_touches_nothing(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		DISABLE("dax1.0"), BIND("dax1.0"), ONLINE(41, MOVABLE), OFFLINE(33), ONLINE(33, NORMAL),
+	};
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	/* Any read would also fail: the dry run must not even look. */
+	assert_int_equal(fake_sysfs_remove(f->env->root, "devices/system/memory/memory41"), 0);
+	assert_int_equal(run(f, actions, ELEMENTSOF(actions), true, &report), 0);
+	assert_int_equal(f->n_calls, 0);
+	assert_int_equal(f->n_progress, 5);
+	assert_int_equal(report->n_done, 0);
+	assert_int_equal(report->failed, -1);
+	for (size_t i = 0; i < ELEMENTSOF(actions); i++)
+		assert_result(report, i, PMEMRAM_APPLY_DRY_RUN, 0, NULL);
+	assert_string_equal(report->results[0].reason, "dax1.0: disable device_dax");
+	assert_string_equal(report->results[2].reason, "dax1.0: online memory41 as movable");
+
+	assert_string_equal(driver_of(f, "dax1.0"), "device_dax");
+	assert_string_equal(block_file(f, 33, "state"), "online");
+	assert_string_equal(block_file(f, 33, "valid_zones"), "Movable");
+}
+
+static void test_device_errors(void **state)
+{
+	static const struct pmemram_action bind_bound[] = { BIND("dax1.0") };
+	static const struct pmemram_action disable[] = { DISABLE("dax1.0") };
+	static const struct pmemram_action already[] = { BIND("dax0.0"), DISABLE("dax0.0") };
+	static const struct pmemram_action missing[] = { BIND("dax7.0") };
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	/* kmem needs an unbound device: never call enable_ram on one device_dax holds */
+	assert_int_equal(run(f, bind_bound, 1, false, &report), -EBUSY);
+	assert_int_equal(f->n_calls, 0);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "dax1.0: bound to device_dax, expected unbound: not binding kmem");
+	report = pmemram_apply_report_free(report);
+
+	f->device_error = -EBUSY;
+	assert_int_equal(run(f, disable, 1, false, &report), -EBUSY);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "dax1.0: disabling device_dax failed: Device or resource busy");
+	report = pmemram_apply_report_free(report);
+
+	/* dax0.0 is kmem already: binding is done, disabling device_dax is not ours to do */
+	assert_int_equal(run(f, already, 2, false, &report), -EBUSY);
+	assert_result(report, 0, PMEMRAM_APPLY_ALREADY, 0, "dax0.0: already bound to kmem");
+	assert_result(report, 1, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "dax0.0: bound to kmem, expected bound to device_dax: not disabling device_dax");
+	report = pmemram_apply_report_free(report);
+
+	assert_int_equal(run(f, missing, 1, false, &report), -ENODEV);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV, "dax7.0: cannot read its driver: No such device");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 1);
+}
+
+static void test_default_block_write(void **state)
+{
+	/* The real write through the context's sysfs handle, with nothing behind the file to act like
+	 * the kernel: it lands in memory41/state, reads back unchanged, and the applier says so. */
+	static const struct pmemram_apply_ops ops = { .set_block_state = pmemram_apply_write_block_state };
+	static const struct pmemram_action actions[] = { ONLINE(41, MOVABLE) };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct pmemram_apply_options o = { .ops = &ops };
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, &o, &report), -EIO);
+	assert_string_equal(block_file(f, 41, "state"), "online_movable");
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO,
+		      "memory41: online_movable rejected: Input/output error (valid_zones: Movable Normal)");
+}
+
+static void test_convert_namespace(void **state)
+{
+	static const struct pmemram_apply_ops no_convert = { .set_block_state = fake_set_block_state };
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .node = -1 },
+	};
+	struct pmemram_apply_options o = { .ops = &no_convert };
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/mode", "memory\n"), 0);
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, &o, &report), -EOPNOTSUPP);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EOPNOTSUPP,
+		      "namespace0.0: conversion to devdax failed: Operation not supported");
+	report = pmemram_apply_report_free(report);
+
+	assert_int_equal(run(f, actions, 1, false, &report), 0);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "namespace0.0: converted to devdax");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(run(f, actions, 1, false, &report), 0);
+	assert_result(report, 0, PMEMRAM_APPLY_ALREADY, 0, "namespace0.0: already devdax");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 1);
+}
+
+/* Library code logs at debug only: count the lines, fail on anything louder. */
+static size_t debug_lines;
+
+static void count_debug(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+	assert_non_null(ctx);
+	assert_int_equal(priority, LOG_DEBUG);
+	(void)file, (void)line, (void)fn, (void)format, (void)args;
+	debug_lines++;
+}
+
+static void test_default_ops_use_libdaxctl(void **state)
+{
+	/* libdaxctl reads the real /sys, where no dax99.99 exists: the lookup fails cleanly. */
+	static const struct pmemram_action actions[] = { DISABLE("dax99.99") };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	const char *prefix = "dax99.99: disabling device_dax failed: ";
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/dax/devices/dax99.99/driver",
+					    "../../../../bus/dax/drivers/device_dax"),
+			 0);
+	pmemram_ctx_set_log_fn(f->env->ctx, count_debug);
+	pmemram_ctx_set_log_priority(f->env->ctx, LOG_DEBUG);
+	debug_lines = 0;
+	assert_true(pmemram_apply(f->env->ctx, actions, 1, NULL, &report) < 0);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, report->results[0].result, NULL);
+	assert_memory_equal(report->results[0].reason, prefix, strlen(prefix));
+	assert_string_equal(driver_of(f, "dax99.99"), "device_dax");
+	assert_true(debug_lines > 0);
+	pmemram_ctx_set_log_fn(f->env->ctx, NULL);
+}
+
+static void test_empty_and_invalid(void **state)
+{
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(pmemram_apply(NULL, NULL, 0, NULL, &report), -EINVAL);
+	assert_int_equal(pmemram_apply(f->env->ctx, NULL, 1, NULL, &report), -EINVAL);
+	assert_null(report);
+	assert_int_equal(pmemram_apply(f->env->ctx, NULL, 0, NULL, &report), 0);
+	assert_int_equal(report->n_results, 0);
+	assert_int_equal(report->failed, -1);
+	assert_null(pmemram_apply_status_to_string(_PMEMRAM_APPLY_STATUS_MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_full_sequence_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stops_at_first_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_already_online_counts_as_success, setup, teardown),
+		cmocka_unit_test(test_failures),
+		cmocka_unit_test_setup_teardown(test_rezone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dry_run_touches_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_block_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_and_invalid, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+/* Unit tests for namespace discovery and the whole observation on a fake NVDIMM sysfs, procfs and udev tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+#define MiB (1024ULL * 1024)
+
+static void test_dax_namespace(void **state)
+{
+	struct pmemram_observed_dax d = {};
+
+	strcpy(d.dax.name, "dax0.0");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.uuid, FAKE_UUID_KMEM);
+	assert_string_equal(d.region, "region0");
+
+	strcpy(d.dax.name, "dax1.0");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.uuid, FAKE_UUID_DEVDAX);
+	assert_string_equal(d.region, "region1");
+
+	/* Upper-case UUIDs come out lower case. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace1.0/uuid",
+					  "11111111-2222-3333-4444-55555555555A\n"),
+			 0);
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.uuid, "11111111-2222-3333-4444-55555555555a");
+
+	/* Not on an NVDIMM (hmem): no parent namespace attribute, nothing known. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "devices/platform/hmem.0/dax3.0/size", "0\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(ENV(state)->root, "bus/dax/devices/dax3.0",
+					    "../../../devices/platform/hmem.0/dax3.0"),
+			 0);
+	strcpy(d.dax.name, "dax3.0");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.uuid, "");
+	assert_string_equal(d.region, "");
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static void test_namespaces(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
+	size_t n = 99;
+
+	/* namespace0.0 and 1.0 are devdax, 0.1 an idle seed: only 2.0 and 3.0 are listed. */
+	assert_int_equal(pmemram_namespaces_read(ENV(state)->ctx, &ns, &n), 0);
+	assert_int_equal(n, 2);
+
+	assert_string_equal(ns[0].name, "namespace2.0");
+	assert_string_equal(ns[0].uuid, FAKE_UUID_FSDAX);
+	assert_string_equal(ns[0].region, "region2");
+	assert_int_equal(ns[0].mode, PMEMRAM_NS_FSDAX);
+	assert_int_equal(ns[0].size, 512 * MiB);
+	assert_string_equal(ns[0].blockdev, "pmem2");
+	assert_false(ns[0].mounted);
+
+	assert_string_equal(ns[1].name, "namespace3.0");
+	assert_int_equal(ns[1].mode, PMEMRAM_NS_RAW);
+	assert_string_equal(ns[1].blockdev, "pmem3");
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static void test_namespaces_variants(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
+	size_t n;
+
+	/* Sector mode (btt claim without a disk: disabled), a label-less namespace without uuid. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace2.0/mode", "safe\n"), 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace2.0/holder", "btt2.0\n"), 0);
+	assert_int_equal(fake_sysfs_remove(ENV(state)->root, "bus/nd/devices/namespace3.0/uuid"), 0);
+	assert_int_equal(pmemram_namespaces_read(ENV(state)->ctx, &ns, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ns[0].mode, PMEMRAM_NS_SECTOR);
+	assert_string_equal(ns[0].blockdev, "");
+	assert_string_equal(ns[1].uuid, "");
+	assert_string_equal(ns[1].blockdev, "pmem3");
+}
+
+static void test_no_nd_bus(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
+	size_t n = 99;
+
+	assert_int_equal(pmemram_namespaces_read(ENV(state)->ctx, &ns, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(ns);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static void test_observe(void **state)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	const struct pmemram_observed *v;
+
+	assert_int_equal(pmemram_observe(ENV(state)->ctx, &o), 0);
+	v = &o->observed;
+	assert_int_equal(v->block_size, 128 * MiB);
+	assert_int_equal(v->auto_online, PMEMRAM_AUTO_ONLINE_OFFLINE);
+	assert_int_equal(v->n_blocks, 25);
+	assert_ptr_equal(v->blocks, o->memory->blocks);
+
+	assert_int_equal(v->n_devices, 2);
+	assert_string_equal(v->devices[0].dax.name, "dax0.0");
+	assert_string_equal(v->devices[0].uuid, FAKE_UUID_KMEM);
+	assert_false(v->devices[0].mapped);
+	assert_string_equal(v->devices[1].region, "region1");
+	assert_true(v->devices[1].mapped);
+	assert_string_equal(v->devices[1].mapped_by, FAKE_DAX_USER);
+	assert_int_equal(o->n_unreadable_processes, 0);
+
+	assert_int_equal(v->n_namespaces, 2);
+	assert_true(v->namespaces[0].mounted);
+	assert_false(v->namespaces[1].mounted);
+
+	assert_true(v->udev.onlines_memory);
+	assert_int_equal(v->udev.policy, PMEMRAM_AUTO_ONLINE_MOVABLE);
+	assert_string_equal(v->udev.rule, FAKE_UDEV_RULE);
+}
+
+static void test_observe_stock(void **state)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+
+	/* No dax bus, no nd bus: nothing to scan procfs for, nothing claimed. */
+	assert_int_equal(pmemram_observe(ENV(state)->ctx, &o), 0);
+	assert_int_equal(o->observed.n_devices, 0);
+	assert_int_equal(o->observed.n_namespaces, 0);
+	assert_int_equal(o->observed.auto_online, PMEMRAM_AUTO_ONLINE_ONLINE);
+}
+
+static int observe(struct pmemram_ctx *ctx)
+{
+	struct pmemram_observation *o = (struct pmemram_observation *)0x1;
+	int r;
+
+	r = pmemram_observe(ctx, &o);
+	if (r < 0)
+		assert_ptr_equal(o, (struct pmemram_observation *)0x1);
+	else
+		pmemram_observation_free(o);
+	return r;
+}
+
+static void test_failures(void **state)
+{
+	static const struct fake_failure cases[] = {
+		{ "bus/nd/devices/namespace0.0/uuid", "not-a-uuid\n", -EINVAL, NULL },
+		{ "bus/nd/devices/namespace0.0", NULL, -ENOENT, NULL },
+		{ "bus/nd/devices/namespace2.0/mode", "fsdax\n", -EINVAL, NULL },
+		{ "bus/nd/devices/namespace2.0/mode", NULL, -ENOENT, NULL },
+		{ "bus/nd/devices/namespace3.0/size", "big\n", -EINVAL, NULL },
+		{ "devices/system/memory/auto_online_blocks", NULL, -ENOENT, NULL },
+	};
+
+	fake_expect_failures(FAKE_KERNEL_HMAT, cases, ELEMENTSOF(cases), observe);
+}
+
+#define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FAKE_TEST(test_dax_namespace, fake_env_setup_hmat),
+		FAKE_TEST(test_namespaces, fake_env_setup_hmat),
+		FAKE_TEST(test_namespaces_variants, fake_env_setup_hmat),
+		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
+		FAKE_TEST(test_observe, fake_env_setup_hmat),
+		FAKE_TEST(test_observe_stock, fake_env_setup_stock),
+		cmocka_unit_test(test_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

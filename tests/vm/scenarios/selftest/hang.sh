@@ -1,0 +1,7 @@
+#!/bin/bash
+# Harness self-test: the scenario never finishes.  The host must kill the
+# guest at its timeout and FAIL the run.
+set -u
+. ./lib.sh
+plan 1
+sleep infinity

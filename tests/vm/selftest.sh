@@ -1,0 +1,29 @@
+#!/bin/bash
+# Show that the bench fails when it should: a failed assertion, a kernel
+# Call Trace with all assertions passing, and a hung scenario must each make
+# run.sh fail, with the reason in its report.  Ends with "N passed, N failed".
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+passed=0
+failed=0
+# expect_fail SCENARIO REGEX [run.sh options...]
+expect_fail() {
+	local scenario=$1 want=$2 out rc=0
+	shift 2
+	out=$("$repo/tests/vm/run.sh" -q -n "selftest-${scenario##*/}" "$@" "$scenario" 2>&1) || rc=$?
+	if [ "$rc" = 1 ] && grep -qE -- "$want" <<<"$out"; then
+		passed=$((passed + 1))
+		echo "ok selftest $scenario: failed as it should (/$want/)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL selftest $scenario: run.sh exited $rc, wanted 1 and /$want/ in:"
+		sed 's/^/    /' <<<"$out" | head -n 20
+	fi
+}
+
+expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong'
+expect_fail selftest/kernel-trace 'kernel trouble in .*Call Trace'
+expect_fail selftest/hang 'timed out after 60s' -T 60
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
