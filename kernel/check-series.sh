@@ -6,9 +6,9 @@
 # Always: scripts/checkpatch.pl --strict on every patch of kernel/patches/series
 # (in the cached source tree kernel/build.sh extracted), failing on any error,
 # warning or check whose type is not in the list of justified ones below.
-# With --build: applies the series one patch at a time in a worktree of its
-# own and builds bzImage and modules after each, incrementally, so every
-# patch is shown to build on its own (slow: minutes per patch).
+# With --build: applies the series one patch at a time to build.sh's cached
+# tree and builds bzImage and modules after each, incrementally, so every
+# patch is shown to build on its own (minutes per patch).
 # Ends with "N passed, N failed" (one per patch and check).
 set -euo pipefail
 
@@ -46,32 +46,38 @@ for p in "${patches[@]}"; do
 done
 
 if [ "$build" = 1 ]; then
-	wt=$cache/kernel/series-check
-	obj=$cache/kernel/series-check-obj
-	[ -f "$cache/kernel/current/config" ] || "$here/build.sh" >/dev/null
-	git -C "$src" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
-	git -C "$src" worktree prune
-	git -C "$src" worktree add -q --detach "$wt" pristine
-	mkdir -p "$obj"
-	cp "$cache/kernel/current/config" "$obj/.config"
+	# In build.sh's own tree and object directory, under its lock: reset
+	# to pristine and add one patch at a time, so each build recompiles
+	# only what that patch touches.  build.sh resets the tree again itself.
+	kc=$cache/kernel
+	obj=$kc/obj
+	exec 9>"$kc/lock"
+	flock 9
+	git_s() { git -C "$src" -c user.name=pmemram -c user.email=pmemram@localhost "$@"; }
+	git_s am --abort >/dev/null 2>&1 || true
+	git_s checkout -q -f --detach pristine
+	git_s clean -q -fdx -e .pmemram-tarball
 	n=0
 	for p in "${patches[@]}"; do
 		n=$((n + 1))
-		git -C "$wt" -c user.name=pmemram -c user.email=pmemram@localhost \
-			am -q --keep-cr "$here/patches/$p"
+		git_s am -q --keep-cr "$here/patches/$p"
 		s=$(date +%s)
-		if make -C "$wt" O="$obj" -s olddefconfig >/dev/null &&
-			make -C "$wt" O="$obj" LOCALVERSION= -j"$(nproc)" bzImage modules \
-				>"$obj/build-$n.log" 2>&1; then
+		# The full series' config each time: olddefconfig drops what a
+		# later patch introduces (the KUnit test before its patch).
+		cp "$kc/current/config" "$obj/.config"
+		if make -C "$src" O="$obj" -s olddefconfig >/dev/null &&
+			make -C "$src" O="$obj" LOCALVERSION= -j"$(nproc)" bzImage modules \
+				>"$kc/series-build-$n.log" 2>&1; then
 			passed=$((passed + 1))
 			echo "ok build after $p ($(($(date +%s) - s))s)"
 		else
 			failed=$((failed + 1))
-			echo "FAIL build after $p (log: $obj/build-$n.log)"
-			grep -E 'error' "$obj/build-$n.log" | head -5 | sed 's/^/    /'
+			echo "FAIL build after $p (log: $kc/series-build-$n.log)"
+			grep -E 'error' "$kc/series-build-$n.log" | head -5 | sed 's/^/    /'
 		fi
 	done
-	git -C "$src" worktree remove --force "$wt"
+	# Leave the object tree configured as build.sh last left it.
+	cp "$kc/current/config" "$obj/.config"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
