@@ -27,15 +27,22 @@ ensure_project() {
 	mkdir -p "$bsrc" "$bdir"
 	(cd "$repo" && git ls-files -co --exclude-standard -z) |
 		rsync -a --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
-	if [ ! -x "$bsrc/configure" ] || [ "$bsrc/configure.ac" -nt "$bsrc/configure" ]; then
-		bench_log "autoreconf"
+	# Regenerate and reconfigure when the build inputs' content changed:
+	# rsync keeps the repository's mtimes, which can be older than what an
+	# earlier run generated, so make's own timestamp rules are not enough.
+	local stamp
+	stamp=$(cat "$bsrc/configure.ac" "$bsrc/Makefile.am" | sha256sum | cut -c1-16)
+	stamp="$stamp $bsrc"
+	if [ "$(cat "$bdir/.pmemram-stamp" 2>/dev/null)" != "$stamp" ]; then
+		bench_log "autoreconf + configure"
+		rm -rf "$bdir"
+		mkdir -p "$bdir"
 		(cd "$bsrc" && autoreconf -fi) >"$cache/build/autoreconf.log" 2>&1 ||
 			bench_die "autoreconf failed; see $cache/build/autoreconf.log"
-	fi
-	if [ ! -f "$bdir/Makefile" ]; then
 		(cd "$bdir" && "$bsrc/configure" --prefix=/usr --sysconfdir=/etc \
 			--localstatedir=/var) >"$cache/build/configure.log" 2>&1 ||
 			bench_die "configure failed; see $cache/build/configure.log"
+		echo "$stamp" >"$bdir/.pmemram-stamp"
 	fi
 	make -C "$bdir" -j"$(nproc)" >"$cache/build/make.log" 2>&1 ||
 		bench_die "project build failed; see $cache/build/make.log"
