@@ -30,3 +30,7 @@ int ctl_usage_error(const char *command, const char *format, ...) __attribute__(
 int ctl_unknown_option(const char *command, char **argv);
 /* Flush stdout at the end of a command: CTL_EXIT_OK, or CTL_EXIT_SYSTEM with a message. */
 int ctl_flush_stdout(void);
+/* Print root as pretty JSON when complete (every value was added) and drop it either way;
+ * 0, or -ENOMEM when it was not printed. */
+struct json_object;
+int ctl_print_json(struct json_object *root, bool complete);

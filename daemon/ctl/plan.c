@@ -52,23 +52,20 @@ static int print_json(const struct pmemram_plan *plan, const char *dir, bool con
 		      const struct pmemram_observation *o)
 {
 	struct json_object *root = NULL;
-	const char *text = NULL;
 	int r;
 
 	r = pmemram_plan_to_json(plan, &root);
 	if (r < 0)
 		return r;
-	/* json-c takes the values; a failed add leaves root as it was and text NULL below. */
-	if (json_object_object_add(root, "schema_version", json_object_new_int(PLAN_SCHEMA_VERSION)) == 0 &&
-	    json_object_object_add(root, "config_dir", json_object_new_string(dir)) == 0 &&
-	    json_object_object_add(root, "configured", json_object_new_boolean(configured)) == 0 &&
-	    json_object_object_add(root, "unreadable_processes",
-				   json_object_new_uint64(o->n_unreadable_processes)) == 0)
-		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (text)
-		printf("%s\n", text);
-	json_object_put(root);
-	return text ? 0 : -ENOMEM;
+	/* json-c takes the values; a failed add leaves root as it was. */
+	return ctl_print_json(root,
+			      json_object_object_add(root, "schema_version",
+						     json_object_new_int(PLAN_SCHEMA_VERSION)) == 0 &&
+				      json_object_object_add(root, "config_dir", json_object_new_string(dir)) == 0 &&
+				      json_object_object_add(root, "configured",
+							     json_object_new_boolean(configured)) == 0 &&
+				      json_object_object_add(root, "unreadable_processes",
+							     json_object_new_uint64(o->n_unreadable_processes)) == 0);
 }
 
 static void plan_help(void)

@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <syslog.h>
 
+#include <json-c/json.h>
+
 #include "ctl.h"
 #include "macro.h"
 
@@ -100,6 +102,18 @@ int ctl_unknown_option(const char *command, char **argv)
 	if (optopt)
 		return ctl_usage_error(command, "invalid option -- '%c'", optopt);
 	return ctl_usage_error(command, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+int ctl_print_json(struct json_object *root, bool complete)
+{
+	const char *text = NULL;
+
+	if (complete)
+		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		printf("%s\n", text);
+	json_object_put(root);
+	return text ? 0 : -ENOMEM;
 }
 
 int ctl_flush_stdout(void)

@@ -312,7 +312,6 @@ static int print_json(const struct status *s)
 	struct json_object *root = json_object_new_object(), *nodes = json_object_new_array(),
 			   *dax = json_object_new_array(), *memory = json_object_new_object(),
 			   *per_node = json_object_new_array();
-	const char *text;
 	int err = 0;
 
 	json_add(&err, root, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
@@ -337,12 +336,7 @@ static int print_json(const struct status *s)
 
 	json_add(&err, root, "shuffle", json_shuffle(&err, &s->shuffle));
 
-	text = err < 0 ? NULL : json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (text)
-		printf("%s\n", text);
-	json_object_put(root);
-	return text ? 0 : -ENOMEM;
+	return ctl_print_json(root, err >= 0);
 }
 
 /* ---- command ---------------------------------------------------------------- */
