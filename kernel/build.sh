@@ -45,21 +45,9 @@ die() {
 
 [ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.1)"
 
-# Patches named by the series file, in order; blank lines and comments skipped.
-series=$here/patches/series
-patches=()
-if [ -f "$series" ]; then
-	lineno=0
-	while IFS= read -r line || [ -n "$line" ]; do
-		lineno=$((lineno + 1))
-		line=${line%%#*}
-		line=$(echo "$line" | xargs)
-		[ -n "$line" ] || continue
-		[ -f "$here/patches/$line" ] ||
-			die "$series:$lineno: patch '$line' does not exist"
-		patches+=("$here/patches/$line")
-	done <"$series"
-fi
+src=$kcache/src
+. "$here/lib.sh"
+read_series
 fragments=("$here"/config/*.config)
 
 mkdir -p "$kcache"
@@ -75,7 +63,7 @@ tar_hash=$(cat "$tar_hash_file")
 
 key=$({
 	echo "tarball $tar_hash"
-	echo "script $(sha256sum <"$0")"
+	echo "script $(cat "$0" "$here/lib.sh" | sha256sum)"
 	for p in "${patches[@]}"; do echo "patch $(basename "$p") $(sha256sum <"$p")"; done
 	for f in "${fragments[@]}"; do echo "config $(basename "$f") $(sha256sum <"$f")"; done
 } | sha256sum | cut -c1-16)
@@ -96,9 +84,7 @@ exec 9>"$kcache/lock"
 flock 9 || die "cannot lock $kcache/lock"
 
 start=$(date +%s)
-src=$kcache/src
 obj=$kcache/obj
-git_q() { git -C "$src" -c user.name=pmemram -c user.email=pmemram@localhost "$@"; }
 
 # 1. Pristine source tree, extracted once per tarball.
 if [ "$(cat "$src/.pmemram-tarball" 2>/dev/null)" != "$tar_hash" ]; then
@@ -108,29 +94,26 @@ if [ "$(cat "$src/.pmemram-tarball" 2>/dev/null)" != "$tar_hash" ]; then
 	tar -C "$kcache/extract" -xf "$tarball"
 	mv "$kcache/extract"/linux-source-* "$src"
 	rmdir "$kcache/extract"
-	git_q init -q
+	kernel_git init -q
 	echo "/.pmemram-tarball" >"$src/.git/info/exclude"
-	git_q add -A -f
-	git_q commit -q -m "pristine $(basename "$tarball") $tar_hash"
-	git_q tag -f pristine >/dev/null
+	kernel_git add -A -f
+	kernel_git commit -q -m "pristine $(basename "$tarball") $tar_hash"
+	kernel_git tag -f pristine >/dev/null
 	echo "$tar_hash" >"$src/.pmemram-tarball"
 fi
 
-# 2. Reset to pristine and apply the series.  Files the series does not touch
-# keep their mtime, so the object tree stays valid for them.
-git_q am --abort >/dev/null 2>&1 || true
-git_q checkout -q -f --detach pristine
-git_q clean -q -fdx -e .pmemram-tarball
+# 2. Reset to pristine and apply the series.
+kernel_reset_pristine
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	if ! git_q am -q --keep-cr "$p" >"$kcache/am.log" 2>&1; then
+	if ! kernel_git am -q --keep-cr "$p" >"$kcache/am.log" 2>&1; then
 		cat "$kcache/am.log" >&2
-		git_q am --abort >/dev/null 2>&1 || true
+		kernel_git am --abort >/dev/null 2>&1 || true
 		die "patch $n of ${#patches[@]} does not apply: $(basename "$p")"
 	fi
 done
-log "applied ${#patches[@]} patch(es) from $series"
+log "applied ${#patches[@]} patch(es) from $here/patches/series"
 
 # 3. Configuration: x86_64_defconfig + kvm_guest.config + our fragments.
 mkdir -p "$obj"

@@ -24,23 +24,24 @@ build=0
 # FILE_PATH_CHANGES: mm/shuffle_kunit.c is covered by MEMORY MANAGEMENT's F: mm/.
 justified='UNKNOWN_COMMIT_ID|FILE_PATH_CHANGES'
 
+. "$here/lib.sh"
 [ -x "$src/scripts/checkpatch.pl" ] || "$here/build.sh" >/dev/null
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/patches/series")
+read_series
 passed=0
 failed=0
 for p in "${patches[@]}"; do
 	rc=0
 	# spdxcheck.py needs Debian's python3 with ply and git, not another one on PATH.
 	out=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse --show-types \
-		"$here/patches/$p" 2>&1) || rc=$?
+		"$p" 2>&1) || rc=$?
 	# Clean: exit 0. Otherwise every line must be a justified warning.
 	bad=$(grep -Ev ": (WARNING|CHECK):($justified):|^total: 0 errors" <<<"$out" || true)
 	if [ "$rc" = 0 ] || [ -z "$bad" ]; then
 		passed=$((passed + 1))
-		echo "ok checkpatch $p"
+		echo "ok checkpatch $(basename "$p")"
 	else
 		failed=$((failed + 1))
-		echo "FAIL checkpatch $p"
+		echo "FAIL checkpatch $(basename "$p")"
 		sed 's/^/    /' <<<"${bad:-$out}"
 	fi
 done
@@ -53,14 +54,11 @@ if [ "$build" = 1 ]; then
 	obj=$kc/obj
 	exec 9>"$kc/lock"
 	flock 9
-	git_s() { git -C "$src" -c user.name=pmemram -c user.email=pmemram@localhost "$@"; }
-	git_s am --abort >/dev/null 2>&1 || true
-	git_s checkout -q -f --detach pristine
-	git_s clean -q -fdx -e .pmemram-tarball
+	kernel_reset_pristine
 	n=0
 	for p in "${patches[@]}"; do
 		n=$((n + 1))
-		git_s am -q --keep-cr "$here/patches/$p"
+		kernel_git am -q --keep-cr "$p"
 		s=$(date +%s)
 		# The full series' config each time: olddefconfig drops what a
 		# later patch introduces (the KUnit test before its patch).
@@ -69,10 +67,10 @@ if [ "$build" = 1 ]; then
 			make -C "$src" O="$obj" LOCALVERSION= -j"$(nproc)" bzImage modules \
 				>"$kc/series-build-$n.log" 2>&1; then
 			passed=$((passed + 1))
-			echo "ok build after $p ($(($(date +%s) - s))s)"
+			echo "ok build after $(basename "$p") ($(($(date +%s) - s))s)"
 		else
 			failed=$((failed + 1))
-			echo "FAIL build after $p (log: $kc/series-build-$n.log)"
+			echo "FAIL build after $(basename "$p") (log: $kc/series-build-$n.log)"
 			grep -E 'error' "$kc/series-build-$n.log" | head -5 | sed 's/^/    /'
 		fi
 	done
