@@ -9,6 +9,8 @@
 #define CTL_EXIT_USAGE 1
 #define CTL_EXIT_SYSTEM 2
 #define CTL_EXIT_CONFIG 3 /* configuration malformed or unreadable */
+#define CTL_EXIT_FAILED 4    /* the change was attempted and did not (fully) succeed: see the output */
+#define CTL_EXIT_NO_DAEMON 5 /* the command needs pmemramd, which is not running */
 
 struct ctl_globals {
 	bool json;
@@ -19,6 +21,10 @@ typedef int (*ctl_command_fn)(const struct ctl_globals *g, int argc, char **argv
 
 int cmd_status(const struct ctl_globals *g, int argc, char **argv);
 int cmd_plan(const struct ctl_globals *g, int argc, char **argv);
+int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv);
+int cmd_release(const struct ctl_globals *g, int argc, char **argv);
+int cmd_reclaim(const struct ctl_globals *g, int argc, char **argv);
+int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv);
 
 /* Open the library context (sysfs root from $PMEMRAM_SYSFS_ROOT); diagnostics on stderr. */
 int ctl_ctx_new(struct pmemram_ctx **ret_ctx);
@@ -34,3 +40,22 @@ int ctl_flush_stdout(void);
  * 0, or -ENOMEM when it was not printed. */
 struct json_object;
 int ctl_print_json(struct json_object *root, bool complete);
+
+/* ---- the daemon (daemon-client.c) ---- */
+/* $PMEMRAM_SOCKET or PMEMRAM_SOCKET_PATH. */
+const char *ctl_socket_path(void);
+/* Send request (always consumed) and read the reply within timeout_s seconds: 0 and *ret_reply;
+ * -ENOENT/-ECONNREFUSED when pmemramd is not running (see ctl_daemon_absent()), other -errno. */
+int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_object **ret_reply);
+bool ctl_daemon_absent(int r);
+/* {"command": command[, "device": device]}: 0 when the reply says ok; otherwise the reason is printed
+ * on stderr and the reply's errno (or -EPROTO) returned, never one that ctl_daemon_absent() takes
+ * for "not running".  *ret_reply (may be NULL) gets the reply in both cases. */
+int ctl_daemon_simple(const char *command, const char *device, int timeout_s, struct json_object **ret_reply);
+/* Ask a running pmemramd to re-read its configuration: 0; when it is not running, says so on
+ * stderr and returns a ctl_daemon_absent() code; other -errno when it refused (reason printed). */
+int ctl_daemon_reload(void);
+
+/* ---- claim and unclaim (claim.c): pmemramctl's own drop-in per claim ---- */
+int cmd_claim(const struct ctl_globals *g, int argc, char **argv);
+int cmd_unclaim(const struct ctl_globals *g, int argc, char **argv);

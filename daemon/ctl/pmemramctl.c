@@ -15,6 +15,12 @@ static const struct {
 } commands[] = {
 	{ "status", cmd_status, "Show NUMA nodes, memory-side caches, dax devices, memory blocks, shuffling" },
 	{ "plan", cmd_plan, "Show what reconcile would do under the configuration, changing nothing" },
+	{ "reconcile", cmd_reconcile, "Bring the system to the configured state now (through pmemramd)" },
+	{ "release", cmd_release, "Give a dax device's memory back and hold it until reclaim" },
+	{ "reclaim", cmd_reclaim, "Drop the hold of a released device and reconcile" },
+	{ "udev-online", cmd_udev_online, "Online one hot-added memory block if a claim covers it (for udev)" },
+	{ "claim", cmd_claim, "Write (or replace) pmemramctl's drop-in for a claim, then reload pmemramd" },
+	{ "unclaim", cmd_unclaim, "Remove pmemramctl's drop-in for a claim (memory stays RAM: see release)" },
 };
 
 static void help(FILE *f)

@@ -16,6 +16,8 @@ struct status {
 	struct pmemram_memory_summary *summary;
 	struct pmemram_dax_list *dax;
 	struct pmemram_shuffle shuffle;
+	struct json_object *daemon; /* pmemramd's status reply; NULL when it is not running */
+	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
 };
 
 static void status_done(struct status *s)
@@ -24,6 +26,8 @@ static void status_done(struct status *s)
 	s->summary = pmemram_memory_summary_free(s->summary);
 	s->memory = pmemram_memory_free(s->memory);
 	s->dax = pmemram_dax_list_free(s->dax);
+	json_object_put(s->daemon);
+	s->daemon = NULL;
 }
 
 static int status_read(struct pmemram_ctx *ctx, struct status *s)
@@ -47,6 +51,12 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 	r = pmemram_shuffle_read(ctx, &s->shuffle);
 	if (r < 0)
 		return ctl_read_failed(ctx, "page shuffling state", r);
+	/* What the daemon decided (refusals and why) only it knows; without it, status still works. */
+	s->daemon_r = ctl_daemon_simple("status", NULL, 10, &s->daemon);
+	if (s->daemon_r < 0) {
+		json_object_put(s->daemon);
+		s->daemon = NULL;
+	}
 	return CTL_EXIT_OK;
 }
 
@@ -167,12 +177,55 @@ static void print_shuffle(const struct status *s)
 	}
 }
 
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static void print_daemon(const struct status *s)
+{
+	struct json_object *d, *rec, *plan, *devices, *held;
+
+	if (!s->daemon) {
+		printf("\npmemramd: not running (%s: %s)\n", ctl_socket_path(),
+		       ctl_daemon_absent(s->daemon_r) ? "no daemon listening" : strerror(-s->daemon_r));
+		return;
+	}
+	if (!json_object_object_get_ex(s->daemon, "daemon", &d))
+		return;
+	printf("\npmemramd: running (pid %s), %s, configuration %s%s, last reconcile %s\n", jstr(d, "pid"),
+	       json_object_get_boolean(json_object_object_get(d, "ready")) ? "ready" : "waiting for claimed devices",
+	       jstr(d, "config_dir"),
+	       json_object_get_boolean(json_object_object_get(d, "configured")) ? "" : " (none: nothing claimed)",
+	       jstr(d, "last_reconcile_result"));
+	if (jstr(d, "config_error"))
+		printf("  last configuration reload FAILED (previous configuration in force): %s\n", jstr(d, "config_error"));
+	if (jstr(d, "error"))
+		printf("  cannot read the system: %s\n", jstr(d, "error"));
+	if (json_object_object_get_ex(s->daemon, "reconcile", &rec) && json_object_object_get_ex(rec, "plan", &plan) &&
+	    json_object_object_get_ex(plan, "devices", &devices))
+		for (size_t i = 0; i < json_object_array_length(devices); i++) {
+			struct json_object *v = json_object_array_get_idx(devices, i);
+
+			printf("  %-10s %-10s %s\n", jstr(v, "device"), jstr(v, "verdict"), jstr(v, "text"));
+		}
+	if (json_object_object_get_ex(d, "held", &held) && json_object_array_length(held) > 0) {
+		printf("  held after release:");
+		for (size_t i = 0; i < json_object_array_length(held); i++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(held, i)));
+		printf("\n");
+	}
+}
+
 static int print_human(const struct status *s)
 {
 	print_nodes(s);
 	print_dax(s);
 	print_blocks(s);
 	print_shuffle(s);
+	print_daemon(s);
 	return 0;
 }
 
@@ -307,6 +360,24 @@ static struct json_object *json_shuffle(int *err, const struct pmemram_shuffle *
 	return o;
 }
 
+/* {"running": false, "socket": ...} or pmemramd's reply with "running": true in place of "ok". */
+static struct json_object *json_daemon(int *err, const struct status *s)
+{
+	struct json_object *o;
+
+	if (!s->daemon) {
+		o = json_object_new_object();
+		json_add(err, o, "running", json_object_new_boolean(false));
+		json_add(err, o, "socket", json_object_new_string(ctl_socket_path()));
+		return o;
+	}
+	o = json_object_get(s->daemon);
+	json_object_object_del(o, "ok");
+	json_add(err, o, "running", json_object_new_boolean(true));
+	json_add(err, o, "socket", json_object_new_string(ctl_socket_path()));
+	return o;
+}
+
 static int print_json(const struct status *s)
 {
 	struct json_object *root = json_object_new_object(), *nodes = json_object_new_array(),
@@ -335,6 +406,8 @@ static int print_json(const struct status *s)
 	json_add(&err, root, "memory", memory);
 
 	json_add(&err, root, "shuffle", json_shuffle(&err, &s->shuffle));
+
+	json_add(&err, root, "daemon", json_daemon(&err, s));
 
 	return ctl_print_json(root, err >= 0);
 }

@@ -361,11 +361,31 @@ static int daxctl_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const cha
 	return r < 0 ? r : daxctl_dev_enable_ram(dev);
 }
 
-static const struct pmemram_apply_ops default_ops = {
+/* daxctl_dev_disable() unbinds whichever driver is bound.  It neither offlines nor checks kmem's
+ * memory (daxctl reconfigure-device does that before calling it): the release checks every block. */
+static int daxctl_disable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	return daxctl_disable_devdax(ctx, userdata, device);
+}
+
+/* daxctl_dev_enable_devdax() loads device_dax (libkmod) and binds it; it returns 0 without binding
+ * when any driver is bound already, which the caller's re-read of the driver link catches. */
+static int daxctl_enable_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	struct daxctl_dev *dev;
+	int r;
+
+	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	return r < 0 ? r : daxctl_dev_enable_devdax(dev);
+}
+
+const struct pmemram_apply_ops pmemram_apply_default_ops = {
 	.disable_devdax = daxctl_disable_devdax,
 	.enable_kmem = daxctl_enable_kmem,
 	.convert_namespace = NULL, /* needs libndctl namespace reconfiguration: not yet */
 	.set_block_state = pmemram_apply_write_block_state,
+	.disable_kmem = daxctl_disable_kmem,
+	.enable_devdax = daxctl_enable_devdax,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -396,7 +416,7 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 	}
 	report->n_results = n_actions;
 
-	run.ops = o->ops ? o->ops : &default_ops;
+	run.ops = o->ops ? o->ops : &pmemram_apply_default_ops;
 	run.userdata = o->ops ? o->ops_userdata : &dctx;
 
 	for (size_t i = 0; i < n_actions; i++) {

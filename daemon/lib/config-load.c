@@ -5,26 +5,21 @@
 #include "pmemram-config.h"
 #include "pmemram-private.h"
 
-/* Read and parse path below dir_fd: 1 when parsed, 0 when absent, -errno otherwise. */
-static int load_file(struct pmemram_config *c, int dir_fd, const char *path, struct pmemram_config_errors *errors)
+/* Parse the file open at fd as name (used in messages): 1 when parsed, -errno otherwise. */
+static int parse_fd(struct pmemram_config *c, int fd, const char *name, struct pmemram_config_errors *errors)
 {
-	_cleanup_(closep) int fd = -1;
 	_cleanup_(freep) char *text = NULL;
 	size_t len = 0;
 	struct stat st;
 	int r;
 
-	/* O_NONBLOCK: a FIFO named *.conf must not hang the daemon. */
-	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		r = negative_errno();
-		pmemram_config_errors_add(errors, path, 0, "cannot read: %s", strerror(-r));
+		pmemram_config_errors_add(errors, name, 0, "cannot read: %s", strerror(-r));
 		return r;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		pmemram_config_errors_add(errors, path, 0, "not a regular file");
+		pmemram_config_errors_add(errors, name, 0, "not a regular file");
 		return -EINVAL;
 	}
 
@@ -39,7 +34,7 @@ static int load_file(struct pmemram_config *c, int dir_fd, const char *path, str
 			continue;
 		if (k < 0) {
 			r = negative_errno();
-			pmemram_config_errors_add(errors, path, 0, "cannot read: %s", strerror(-r));
+			pmemram_config_errors_add(errors, name, 0, "cannot read: %s", strerror(-r));
 			return r;
 		}
 		if (k == 0)
@@ -47,8 +42,28 @@ static int load_file(struct pmemram_config *c, int dir_fd, const char *path, str
 		len += (size_t)k;
 	}
 
-	r = pmemram_config_parse(c, path, text, len, errors);
+	r = pmemram_config_parse(c, name, text, len, errors);
 	return r < 0 ? r : 1;
+}
+
+/* O_NONBLOCK: a FIFO named *.conf must not hang the daemon. */
+#define CONFIG_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* Read and parse path below dir_fd: 1 when parsed, 0 when absent, -errno otherwise. */
+static int load_file(struct pmemram_config *c, int dir_fd, const char *path, struct pmemram_config_errors *errors)
+{
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	fd = openat(dir_fd, path, CONFIG_OPEN_FLAGS);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		r = negative_errno();
+		pmemram_config_errors_add(errors, path, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	return parse_fd(c, fd, path, errors);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -152,6 +167,132 @@ int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_
 	/* Keep going after a bad file: one run reports the errors of every file. */
 	for (size_t i = 0; dropins[i]; i++) {
 		r = load_file(c, dir_fd, dropins[i], errors);
+		if (r > 0)
+			found = true;
+		else if (r < 0 && result == 0)
+			result = r;
+	}
+
+	if (result < 0)
+		return result;
+	if (!found)
+		return -ENOENT;
+
+	r = pmemram_config_verify(c, errors);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+/* ---- one file swapped: pmemram_config_load_swapped() ---------------------------------------- */
+
+/* Read source below dir_fd, which must exist, and parse it as the file name (used in messages). */
+static int load_source(struct pmemram_config *c, int dir_fd, const char *name, const char *source,
+		       struct pmemram_config_errors *errors)
+{
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	fd = openat(dir_fd, source, CONFIG_OPEN_FLAGS);
+	if (fd < 0) {
+		r = negative_errno();
+		pmemram_config_errors_add(errors, name, 0, "cannot read: %s", strerror(-r));
+		/* Missing is not "no configuration" here. */
+		return r == -ENOENT ? -EINVAL : r;
+	}
+	return parse_fd(c, fd, name, errors);
+}
+
+/* list_dropins() with the drop-in swap ("pmemram.conf.d/X.conf") listed when present, left out otherwise. */
+static int list_dropins_swapped(int dir_fd, const char *swap, bool present, char ***ret,
+				struct pmemram_config_errors *errors)
+{
+	_cleanup_(names_freep) char **listed = NULL, **names = NULL;
+	size_t n = 0;
+	int r;
+
+	r = list_dropins(dir_fd, &listed, errors);
+	if (r < 0)
+		return r;
+	names = calloc(PMEMRAM_CONFIG_MAX_DROPINS + 2, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; listed[i]; i++)
+		if (streq(listed[i], swap))
+			free(listed[i]);
+		else
+			names[n++] = listed[i];
+	free(TAKE_PTR(listed)); /* its strings moved to names */
+
+	if (present) {
+		if (n >= PMEMRAM_CONFIG_MAX_DROPINS) {
+			pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0, "more than %d *.conf files",
+						  PMEMRAM_CONFIG_MAX_DROPINS);
+			return -EINVAL;
+		}
+		names[n] = strdup(swap);
+		if (!names[n++])
+			return -ENOMEM;
+		qsort(names, n, sizeof(*names), compare_names);
+	}
+	*ret = TAKE_PTR(names);
+	return 0;
+}
+
+/* PMEMRAM_CONFIG_MAIN, or PMEMRAM_CONFIG_DROPIN_DIR "/" X.conf with X not hidden and without '/'. */
+static bool is_config_name(const char *name)
+{
+	const char *base;
+	size_t len;
+
+	if (streq(name, PMEMRAM_CONFIG_MAIN))
+		return true;
+	if (strncmp(name, PMEMRAM_CONFIG_DROPIN_DIR "/", strlen(PMEMRAM_CONFIG_DROPIN_DIR "/")) != 0)
+		return false;
+	base = name + strlen(PMEMRAM_CONFIG_DROPIN_DIR "/");
+	len = strlen(base);
+	return base[0] != '.' && !strchr(base, '/') && len > 5 && streq(base + len - 5, ".conf");
+}
+
+/* As pmemram_config_load(), with name read from source (absent when source is NULL). */
+int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
+				struct pmemram_config_errors *errors)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(names_freep) char **dropins = NULL;
+	bool main_swapped, found = false;
+	int r, result = 0;
+
+	if (dir_fd < 0 || !ret || !name || !is_config_name(name))
+		return -EINVAL;
+	main_swapped = streq(name, PMEMRAM_CONFIG_MAIN);
+
+	r = pmemram_config_new(&c);
+	if (r < 0)
+		return r;
+
+	if (!main_swapped)
+		r = load_file(c, dir_fd, PMEMRAM_CONFIG_MAIN, errors);
+	else
+		r = source ? load_source(c, dir_fd, name, source, errors) : 0;
+	if (r > 0)
+		found = true;
+	else if (r < 0)
+		result = r;
+
+	r = main_swapped ? list_dropins(dir_fd, &dropins, errors)
+			 : list_dropins_swapped(dir_fd, name, source != NULL, &dropins, errors);
+	if (r < 0)
+		return r;
+
+	/* Keep going after a bad file, as pmemram_config_load() does. */
+	for (size_t i = 0; dropins[i]; i++) {
+		if (!main_swapped && streq(dropins[i], name))
+			r = load_source(c, dir_fd, name, source, errors);
+		else
+			r = load_file(c, dir_fd, dropins[i], errors);
 		if (r > 0)
 			found = true;
 		else if (r < 0 && result == 0)

@@ -1,8 +1,11 @@
 /* Plan output for pmemramctl and the daemon's status: one-line action descriptions, human text, JSON. */
 #include <json-c/json.h>
 
+#include "json-util.h"
+
 #include "pmemram-plan.h"
 #include "pmemram-private.h"
+#include "pmemram-reconcile.h"
 
 char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t size)
 {
@@ -90,22 +93,6 @@ int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-static void json_object_putp(struct json_object **o)
-{
-	if (*o)
-		json_object_put(*o);
-}
-
-/* Add key: value to o, taking value; false (and value freed) when either is NULL or adding fails. */
-static bool add(struct json_object *o, const char *key, struct json_object *value)
-{
-	if (!o || !value || json_object_object_add(o, key, value) < 0) {
-		json_object_put(value);
-		return false;
-	}
-	return true;
-}
-
 static struct json_object *string_or_null(const char *s)
 {
 	return s && *s ? json_object_new_string(s) : NULL;
@@ -114,15 +101,15 @@ static struct json_object *string_or_null(const char *s)
 static struct json_object *action_to_json(const struct pmemram_action *a)
 {
 	struct json_object *o = json_object_new_object();
-	bool ok = add(o, "action", json_object_new_string(pmemram_action_type_to_string(a->type))) &&
-		  add(o, "device", json_object_new_string(a->device)) &&
-		  add(o, "claim", json_object_new_string(a->claim));
+	bool ok = json_add(o, "action", json_object_new_string(pmemram_action_type_to_string(a->type))) &&
+		  json_add(o, "device", json_object_new_string(a->device)) &&
+		  json_add(o, "claim", json_object_new_string(a->claim));
 
 	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE)
-		ok = add(o, "node", json_object_new_int(a->node));
+		ok = json_add(o, "node", json_object_new_int(a->node));
 	if (ok && (a->type == PMEMRAM_ACTION_OFFLINE_BLOCK || a->type == PMEMRAM_ACTION_ONLINE_BLOCK))
-		ok = add(o, "block", json_object_new_uint64(a->block)) &&
-		     add(o, "zone", json_object_new_string(pmemram_config_online_to_string(a->zone)));
+		ok = json_add(o, "block", json_object_new_uint64(a->block)) &&
+		     json_add(o, "zone", json_object_new_string(pmemram_config_online_to_string(a->zone)));
 	if (!ok)
 		json_object_putp(&o);
 	return o;
@@ -137,25 +124,15 @@ static struct json_object *verdict_to_json(const struct pmemram_device_verdict *
 	ok = o && json_object_object_add(o, "claim", claim) == 0;
 	if (!ok)
 		json_object_put(claim);
-	ok = ok && add(o, "device", json_object_new_string(v->device)) &&
-	     add(o, "verdict", json_object_new_string(pmemram_verdict_to_string(v->verdict))) &&
-	     add(o, "reason", json_object_new_string(pmemram_reason_to_string(v->reason))) &&
-	     add(o, "text", json_object_new_string(v->text)) &&
-	     add(o, "blocks", json_object_new_uint64(v->n_blocks)) &&
-	     add(o, "blocks_done", json_object_new_uint64(v->n_blocks_done));
+	ok = ok && json_add(o, "device", json_object_new_string(v->device)) &&
+	     json_add(o, "verdict", json_object_new_string(pmemram_verdict_to_string(v->verdict))) &&
+	     json_add(o, "reason", json_object_new_string(pmemram_reason_to_string(v->reason))) &&
+	     json_add(o, "text", json_object_new_string(v->text)) &&
+	     json_add(o, "blocks", json_object_new_uint64(v->n_blocks)) &&
+	     json_add(o, "blocks_done", json_object_new_uint64(v->n_blocks_done));
 	if (!ok)
 		json_object_putp(&o);
 	return o;
-}
-
-/* Append to array, taking item; false when either is NULL. */
-static bool append(struct json_object *array, struct json_object *item)
-{
-	if (!array || !item || json_object_array_add(array, item) < 0) {
-		json_object_put(item);
-		return false;
-	}
-	return true;
 }
 
 int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret)
@@ -171,20 +148,71 @@ int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **r
 	actions = json_object_new_array();
 	devices = json_object_new_array();
 	unmatched = json_object_new_array();
-	/* Each add() takes its value, added or not: no short-circuit. */
-	ok = add(o, "actions", actions);
-	ok = add(o, "devices", devices) && ok;
-	ok = add(o, "unmatched_claims", unmatched) && ok;
+	/* Each json_add() takes its value, added or not: no short-circuit. */
+	ok = json_add(o, "actions", actions);
+	ok = json_add(o, "devices", devices) && ok;
+	ok = json_add(o, "unmatched_claims", unmatched) && ok;
 
 	for (size_t i = 0; ok && i < plan->n_actions; i++)
-		ok = append(actions, action_to_json(&plan->actions[i]));
+		ok = json_append(actions, action_to_json(&plan->actions[i]));
 	for (size_t i = 0; ok && i < plan->n_verdicts; i++)
-		ok = append(devices, verdict_to_json(&plan->verdicts[i]));
+		ok = json_append(devices, verdict_to_json(&plan->verdicts[i]));
 	for (size_t i = 0; ok && i < plan->n_unmatched; i++)
-		ok = append(unmatched, json_object_new_string(plan->unmatched[i]));
+		ok = json_append(unmatched, json_object_new_string(plan->unmatched[i]));
 	if (!ok)
 		return -ENOMEM;
 
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* ---- reconcile results ----------------------------------------------------------------- */
+
+int pmemram_apply_result_to_json(const struct pmemram_apply_result *res, struct json_object **ret)
+{
+	struct json_object *o;
+	bool ok;
+
+	if (!res || !ret)
+		return -EINVAL;
+	o = action_to_json(&res->action);
+	ok = json_add(o, "status", json_object_new_string(pmemram_apply_status_to_string(res->status))) &&
+	     json_add(o, "reason", json_object_new_string(res->reason));
+	if (ok && res->result < 0)
+		ok = json_add(o, "errno", json_object_new_int(-res->result));
+	if (!ok) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	*ret = o;
+	return 0;
+}
+
+int pmemram_reconcile_to_json(const struct pmemram_reconcile_result *r, struct json_object **ret)
+{
+	_cleanup_(json_object_putp) struct json_object *o = NULL;
+	struct json_object *plan = NULL, *results;
+	bool ok;
+
+	if (!r || !ret)
+		return -EINVAL;
+	if (pmemram_plan_to_json(r->plan, &plan) < 0)
+		return -ENOMEM;
+	o = json_object_new_object();
+	results = json_object_new_array();
+	ok = json_add(o, "plan", plan);
+	ok = json_add(o, "results", results) && ok;
+	ok = ok && json_add(o, "rounds", json_object_new_int((int)r->rounds)) &&
+	     json_add(o, "done", json_object_new_uint64(r->n_done)) &&
+	     json_add(o, "failed", json_object_new_uint64(r->n_failed)) &&
+	     json_add(o, "unreadable_processes", json_object_new_uint64(r->n_unreadable_processes));
+	for (size_t i = 0; ok && i < r->n_results; i++) {
+		struct json_object *item = NULL;
+
+		ok = pmemram_apply_result_to_json(&r->results[i], &item) == 0 && json_append(results, item);
+	}
+	if (!ok)
+		return -ENOMEM;
 	*ret = TAKE_PTR(o);
 	return 0;
 }

@@ -20,6 +20,7 @@ static const char *const verdict_names[_PMEMRAM_VERDICT_MAX] = {
 	[PMEMRAM_VERDICT_CONVERGED] = "converged",
 	[PMEMRAM_VERDICT_PENDING] = "pending",
 	[PMEMRAM_VERDICT_REFUSED] = "refused",
+	[PMEMRAM_VERDICT_FAILED] = "failed",
 };
 
 static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
@@ -37,6 +38,8 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_BLOCKS_MISSING] = "blocks-missing",
 	[PMEMRAM_REASON_BLOCK_GOING_OFFLINE] = "block-going-offline",
 	[PMEMRAM_REASON_ZONE_NOT_VALID] = "zone-not-valid",
+	[PMEMRAM_REASON_HELD] = "held",
+	[PMEMRAM_REASON_APPLY_FAILED] = "apply-failed",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {

@@ -27,7 +27,18 @@ struct pmemram_apply_ops {
 	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
+	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
+	 * device's memory blocks, which must all be offline first: a block it cannot remove stays, with
+	 * its range claimed, until reboot. */
+	int (*disable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
+	/* Load device_dax if needed and bind it to an unbound dax device (daxctl_dev_enable_devdax). */
+	int (*enable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 };
+
+/* The default operations, for the library's other runners (release).  Their userdata is a
+ * struct daxctl_ctx ** pointing to NULL: the first device operation creates a libdaxctl context
+ * there, which the runner daxctl_unref()s when done. */
+extern const struct pmemram_apply_ops pmemram_apply_default_ops;
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */

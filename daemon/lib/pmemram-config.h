@@ -87,6 +87,14 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
  * ("no configuration": claim nothing); -EINVAL when malformed, other -errno when unreadable,
  * both with messages in errors.  *ret is untouched on failure. */
 int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_config_errors *errors);
+/* pmemram_config_load() as if the file name (PMEMRAM_CONFIG_MAIN or PMEMRAM_CONFIG_DROPIN_DIR/X.conf)
+ * held what source (a path below dir_fd) holds, whether or not name exists; with source NULL, as if
+ * name did not exist.  Messages name name, never source.  For checking an edit before making it:
+ * write source as a hidden file (the loader skips dot-files), check, then rename it to name.
+ * -EINVAL without messages when name is not a name the loader reads; a missing source is -EINVAL
+ * with a message ("NAME: cannot read: No such file or directory"), never -ENOENT. */
+int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
+				struct pmemram_config_errors *errors);
 
 const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);
 /* "FILE:LINE" of an origin, or "(default)" when never set. */

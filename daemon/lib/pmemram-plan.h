@@ -84,6 +84,7 @@ enum pmemram_verdict {
 	PMEMRAM_VERDICT_CONVERGED, /* claimed and already as configured */
 	PMEMRAM_VERDICT_PENDING,   /* claimed; the plan holds its actions */
 	PMEMRAM_VERDICT_REFUSED,   /* claimed, but pmemram will not touch it: see reason */
+	PMEMRAM_VERDICT_FAILED,	   /* claimed; reconcile tried and an action failed (set by reconcile) */
 	_PMEMRAM_VERDICT_MAX,
 };
 
@@ -102,6 +103,8 @@ enum pmemram_reason {
 	PMEMRAM_REASON_BLOCKS_MISSING,	  /* kmem bound but blocks of the range absent */
 	PMEMRAM_REASON_BLOCK_GOING_OFFLINE, /* someone is offlining a block right now */
 	PMEMRAM_REASON_ZONE_NOT_VALID,	  /* an offline block's valid_zones lacks the claimed zone */
+	PMEMRAM_REASON_HELD,		  /* given back with release: left alone until reclaimed */
+	PMEMRAM_REASON_APPLY_FAILED,	  /* an action failed: the text says which and why */
 	_PMEMRAM_REASON_MAX,
 };
 

@@ -1,0 +1,216 @@
+/* pmemramctl's side of the pmemramd control socket (see pmemram-protocol.h). */
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "ctl.h"
+#include "macro.h"
+#include "pmemram-protocol.h"
+
+#define REPLY_MAX (16u << 20)
+
+const char *ctl_socket_path(void)
+{
+	const char *p = getenv(PMEMRAM_SOCKET_ENV);
+
+	return p && *p ? p : PMEMRAM_SOCKET_PATH;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd until deadline: 0, or -ETIMEDOUT/-errno. */
+static int wait_fd(int fd, short events, long long deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		long long left = deadline - now_ms();
+		int n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return negative_errno();
+	}
+}
+
+static int send_all(int fd, const char *buf, size_t len, long long deadline)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				int r = wait_fd(fd, POLLOUT, deadline);
+
+				if (r < 0)
+					return r;
+				continue;
+			}
+			return negative_errno();
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read up to the first newline (or EOF): a NUL-terminated malloc'ed string. */
+static int recv_line(int fd, long long deadline, char **ret)
+{
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		ssize_t n;
+		int r;
+
+		if (cap - len < 4096) {
+			char *p;
+
+			if (cap >= REPLY_MAX)
+				return -EMSGSIZE;
+			cap = cap ? cap * 2 : 8192;
+			p = realloc(buf, cap + 1);
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+		}
+		r = wait_fd(fd, POLLIN, deadline);
+		if (r < 0)
+			return r;
+		n = recv(fd, buf + len, cap - len, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return negative_errno();
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (memchr(buf + len - n, '\n', (size_t)n))
+			break;
+	}
+	if (len == 0)
+		return -ECONNRESET;
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_object **ret_reply)
+{
+	_cleanup_(closep) int fd = -1;
+	_cleanup_(freep) char *line = NULL;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = ctl_socket_path(), *text;
+	long long deadline = now_ms() + (long long)timeout_s * 1000;
+	struct json_object *reply;
+	size_t len;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		json_object_put(request);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+
+	text = json_object_to_json_string_ext(request, JSON_C_TO_STRING_PLAIN);
+	if (!text) {
+		json_object_put(request);
+		return -ENOMEM;
+	}
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		json_object_put(request);
+		return negative_errno();
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = negative_errno();
+		json_object_put(request);
+		return r;
+	}
+
+	len = strlen(text);
+	r = send_all(fd, text, len, deadline);
+	if (r >= 0)
+		r = send_all(fd, "\n", 1, deadline);
+	json_object_put(request);
+	if (r < 0)
+		return r;
+
+	r = recv_line(fd, deadline, &line);
+	if (r < 0)
+		return r;
+	reply = json_tokener_parse(line);
+	if (!reply || !json_object_is_type(reply, json_type_object)) {
+		json_object_put(reply);
+		return -EBADMSG;
+	}
+	*ret_reply = reply;
+	return 0;
+}
+
+bool ctl_daemon_absent(int r)
+{
+	return r == -ENOENT || r == -ECONNREFUSED;
+}
+
+int ctl_daemon_simple(const char *command, const char *device, int timeout_s, struct json_object **ret_reply)
+{
+	struct json_object *req = json_object_new_object();
+	struct json_object *reply = NULL, *ok, *err, *eno;
+	int r;
+
+	if (!req || json_object_object_add(req, "command", json_object_new_string(command)) < 0 ||
+	    (device && json_object_object_add(req, "device", json_object_new_string(device)) < 0)) {
+		json_object_put(req);
+		return -ENOMEM;
+	}
+	r = ctl_daemon_call(req, timeout_s, &reply);
+	if (r < 0)
+		return r;
+	if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {
+		const char *msg = json_object_object_get_ex(reply, "error", &err) ? json_object_get_string(err)
+										   : "no reason given";
+
+		fprintf(stderr, "%s: pmemramd refused '%s': %s\n", program_invocation_short_name, command, msg);
+		r = json_object_object_get_ex(reply, "errno", &eno) ? -json_object_get_int(eno) : -EPROTO;
+		if (r >= 0)
+			r = -EPROTO;
+		if (ret_reply)
+			*ret_reply = reply;
+		else
+			json_object_put(reply);
+		return r == -ENOENT || r == -ECONNREFUSED ? -EPROTO : r;
+	}
+	if (ret_reply)
+		*ret_reply = reply;
+	else
+		json_object_put(reply);
+	return 0;
+}
+
+int ctl_daemon_reload(void)
+{
+	int r = ctl_daemon_simple("reload", NULL, 60, NULL);
+
+	if (ctl_daemon_absent(r))
+		fprintf(stderr, "%s: pmemramd is not running (no %s): the change takes effect when it starts\n",
+			program_invocation_short_name, ctl_socket_path());
+	return r;
+}

@@ -1,0 +1,34 @@
+/* Small json-c helpers shared by the formatters, the daemon and the CLI (needs json-c headers). */
+#pragma once
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+/* Drop *o and forget it (a cleanup function, also used on a value about to be returned). */
+static inline void json_object_putp(struct json_object **o)
+{
+	if (*o)
+		json_object_put(*o);
+	*o = NULL;
+}
+
+/* Add key: value to o, taking value; false (and value freed) when either is NULL or adding fails. */
+static inline bool json_add(struct json_object *o, const char *key, struct json_object *value)
+{
+	if (!o || !value || json_object_object_add(o, key, value) < 0) {
+		json_object_put(value);
+		return false;
+	}
+	return true;
+}
+
+/* Append item to array, taking item; false (and item freed) when either is NULL or appending fails. */
+static inline bool json_append(struct json_object *array, struct json_object *item)
+{
+	if (!array || !item || json_object_array_add(array, item) < 0) {
+		json_object_put(item);
+		return false;
+	}
+	return true;
+}

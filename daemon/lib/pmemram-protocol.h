@@ -1,0 +1,21 @@
+/* The pmemramd control socket: where it is and what travels over it. */
+#pragma once
+
+/*
+ * A stream socket, one request per connection: the client writes one JSON object and a newline,
+ * pmemramd answers with one JSON object and a newline and closes.  Every reply has "ok" (boolean);
+ * a failed request has "error" (one line) and, when it makes sense, "errno" (a positive number).
+ *
+ * Requests ({"command": NAME, ...}):
+ *   status     anyone    the daemon's view: configuration state, last reconcile, per-device verdicts
+ *   reconcile  root      reconcile now; the reply carries the plan and the apply report
+ *   reload     root      re-read the configuration (like SIGHUP), then reconcile
+ *   release    root      "device": give a dax device's memory back and hold it until "reclaim"
+ *   reclaim    root      "device": drop the hold release left, then reconcile
+ * Peer credentials (SO_PEERCRED) decide "root": uid 0.
+ */
+#define PMEMRAM_SOCKET_DIR "/run/pmemram"
+#define PMEMRAM_SOCKET_PATH PMEMRAM_SOCKET_DIR "/pmemramd.sock"
+#define PMEMRAM_SOCKET_ENV "PMEMRAM_SOCKET" /* overrides the path, for tests */
+#define PMEMRAM_REQUEST_MAX 4096	    /* bytes of one request, with the newline */
+#define PMEMRAM_PROTOCOL_VERSION 1

@@ -1,0 +1,219 @@
+/* Reconcile: rounds of observe, plan, apply-per-device, until the system is as configured. */
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+#include "pmemram-reconcile.h"
+
+struct pmemram_reconcile_result *pmemram_reconcile_result_free(struct pmemram_reconcile_result *r)
+{
+	if (!r)
+		return NULL;
+	pmemram_plan_free(r->plan);
+	free(r->results);
+	free(r);
+	return NULL;
+}
+
+static bool name_in(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && streq(names[i], name))
+			return true;
+	return false;
+}
+
+/* Drop the actions of devices in names[0..n) from plan, keeping the order of the rest. */
+static void drop_actions(struct pmemram_plan *plan, const char *const *names, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < plan->n_actions; i++)
+		if (!name_in(plan->actions[i].device, names, n))
+			plan->actions[kept++] = plan->actions[i];
+	plan->n_actions = kept;
+}
+
+void pmemram_plan_apply_holds(struct pmemram_plan *plan, const char *const *held, size_t n_held)
+{
+	if (!plan || n_held == 0)
+		return;
+	for (size_t i = 0; i < plan->n_verdicts; i++) {
+		struct pmemram_device_verdict *v = &plan->verdicts[i];
+
+		if (!name_in(v->device, held, n_held))
+			continue;
+		v->verdict = PMEMRAM_VERDICT_IGNORED;
+		v->reason = PMEMRAM_REASON_HELD;
+		(void)snprintf(v->text, sizeof(v->text), "%s: given back by release, left alone until reclaimed",
+			       v->device);
+	}
+	drop_actions(plan, held, n_held);
+}
+
+/* Devices that failed in this reconcile: names borrowed from results (which outlive the list). */
+struct failed_list {
+	size_t n;
+	const char **names;
+	const char **reasons;
+};
+
+static int failed_add(struct failed_list *f, const char *device, const char *reason)
+{
+	const char **n, **r;
+
+	n = realloc(f->names, (f->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	f->names = n;
+	r = realloc(f->reasons, (f->n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	f->reasons = r;
+	f->names[f->n] = device;
+	f->reasons[f->n] = reason;
+	f->n++;
+	return 0;
+}
+
+static int results_append(struct pmemram_reconcile_result *res, const struct pmemram_apply_report *report)
+{
+	struct pmemram_apply_result *p;
+
+	if (report->n_results == 0)
+		return 0;
+	p = realloc(res->results, (res->n_results + report->n_results) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	res->results = p;
+	memcpy(p + res->n_results, report->results, report->n_results * sizeof(*p));
+	res->n_results += report->n_results;
+	for (size_t i = 0; i < report->n_results; i++)
+		if (report->results[i].status == PMEMRAM_APPLY_DONE || report->results[i].status == PMEMRAM_APPLY_ALREADY)
+			res->n_done++;
+	return 0;
+}
+
+/* Apply the plan's actions device by device; devices that fail join *failed. */
+static int apply_by_device(struct pmemram_ctx *ctx, const struct pmemram_plan *plan,
+			   const struct pmemram_apply_options *apply, struct pmemram_reconcile_result *res,
+			   struct failed_list *failed)
+{
+	size_t i = 0;
+
+	while (i < plan->n_actions) {
+		_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+		const char *device = plan->actions[i].device;
+		size_t j = i, before = res->n_results;
+		int r;
+
+		/* The planner lists a device's actions together; take the run of them. */
+		while (j < plan->n_actions && streq(plan->actions[j].device, device))
+			j++;
+
+		r = pmemram_apply(ctx, plan->actions + i, j - i, apply, &report);
+		if (!report)
+			return r;
+		r = results_append(res, report);
+		if (r < 0)
+			return r;
+		if (report->failed >= 0) {
+			r = failed_add(failed, res->results[before + (size_t)report->failed].action.device,
+				       res->results[before + (size_t)report->failed].reason);
+			if (r < 0)
+				return r;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+static void mark_failed(struct pmemram_plan *plan, const struct failed_list *failed)
+{
+	for (size_t i = 0; i < plan->n_verdicts; i++) {
+		struct pmemram_device_verdict *v = &plan->verdicts[i];
+
+		for (size_t k = 0; k < failed->n; k++)
+			if (streq(v->device, failed->names[k])) {
+				v->verdict = PMEMRAM_VERDICT_FAILED;
+				v->reason = PMEMRAM_REASON_APPLY_FAILED;
+				(void)snprintf(v->text, sizeof(v->text), "%s", failed->reasons[k]);
+			}
+	}
+	drop_actions(plan, failed->names, failed->n);
+}
+
+/* Observe and plan, with holds and earlier failures marked. */
+static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config *config,
+			    const struct pmemram_reconcile_options *o, const struct failed_list *failed,
+			    struct pmemram_reconcile_result *res, struct pmemram_plan **ret)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *obs = NULL;
+	int r;
+
+	r = pmemram_observe(ctx, &obs);
+	if (r < 0)
+		return r;
+	res->n_unreadable_processes = obs->n_unreadable_processes;
+	r = pmemram_plan_compute(config, &obs->observed, ret);
+	if (r < 0)
+		return r;
+	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
+	mark_failed(*ret, failed);
+	return 0;
+}
+
+int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *config,
+		      const struct pmemram_reconcile_options *options, struct pmemram_reconcile_result **ret)
+{
+	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
+	static const struct pmemram_reconcile_options no_options = {};
+	const struct pmemram_reconcile_options *o = options ? options : &no_options;
+	bool dry_run = o->apply && o->apply->dry_run;
+	struct failed_list failed = {};
+	struct pmemram_plan *plan = NULL;
+	int r;
+
+	if (!ctx || !config || !ret)
+		return -EINVAL;
+
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+
+	for (bool stop = false;;) {
+		size_t done_before = res->n_done;
+
+		r = observe_and_plan(ctx, config, o, &failed, res, &plan);
+		if (r < 0)
+			goto out;
+		if (plan->n_actions == 0 || stop || res->rounds >= PMEMRAM_RECONCILE_MAX_ROUNDS)
+			break;
+
+		res->rounds++;
+		r = apply_by_device(ctx, plan, o->apply, res, &failed);
+		if (r < 0)
+			goto out;
+		if (dry_run)
+			break;
+		/* A round that changed nothing (every device failed) would only repeat itself: one more
+		 * observation gives the verdicts, and then stop. */
+		stop = res->n_done == done_before;
+		plan = pmemram_plan_free(plan);
+	}
+
+	/* Failures found in the last round are marked on the final plan too. */
+	mark_failed(plan, &failed);
+	res->n_failed = failed.n;
+	res->plan = TAKE_PTR(plan);
+	if (failed.n > 0)
+		r = -EIO;
+	else if (res->plan->n_actions > 0 && !dry_run)
+		r = -EAGAIN;
+	else
+		r = 0;
+	*ret = TAKE_PTR(res);
+out:
+	pmemram_plan_free(plan);
+	free(failed.names);
+	free(failed.reasons);
+	return r;
+}

@@ -1,0 +1,88 @@
+/* pmemramd logging: the journal with structured fields under systemd, stderr otherwise. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <syslog.h>
+
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
+
+#include "macro.h"
+#include "manager.h"
+
+#define MAX_FIELDS 16
+
+void manager_log_init(struct manager *m)
+{
+	const char *target = getenv("PMEMRAM_LOG_TARGET");
+
+	/* systemd connects stderr to the journal and says so in $JOURNAL_STREAM. */
+	if (target && streq(target, "journal"))
+		m->journal = true;
+	else if (target && streq(target, "stderr"))
+		m->journal = false;
+	else
+		m->journal = getenv("JOURNAL_STREAM") != NULL;
+}
+
+static const char *priority_prefix(int priority)
+{
+	switch (priority) {
+	case LOG_EMERG:
+	case LOG_ALERT:
+	case LOG_CRIT:
+	case LOG_ERR:
+		return "error: ";
+	case LOG_WARNING:
+		return "warning: ";
+	default:
+		return "";
+	}
+}
+
+static void log_message(struct manager *m, int priority, const char *const *fields, const char *msg)
+{
+	char message[1200], prio[16];
+	struct iovec iov[MAX_FIELDS + 3];
+	size_t n = 0;
+
+	if (!m->journal) {
+		fprintf(stderr, "pmemramd: %s%s\n", priority_prefix(priority), msg);
+		return;
+	}
+	(void)snprintf(message, sizeof(message), "MESSAGE=%s", msg);
+	(void)snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
+	iov[n++] = (struct iovec){ .iov_base = message, .iov_len = strlen(message) };
+	iov[n++] = (struct iovec){ .iov_base = prio, .iov_len = strlen(prio) };
+	iov[n++] = (struct iovec){ .iov_base = (char *)"SYSLOG_IDENTIFIER=pmemramd", .iov_len = 26 };
+	for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+		iov[n++] = (struct iovec){ .iov_base = (char *)fields[i], .iov_len = strlen(fields[i]) };
+	if (sd_journal_sendv(iov, (int)n) < 0)
+		fprintf(stderr, "pmemramd: %s%s\n", priority_prefix(priority), msg);
+}
+
+void manager_log(struct manager *m, int priority, const char *const *fields, const char *format, ...)
+{
+	char msg[1024];
+	va_list args;
+
+	va_start(args, format);
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	va_end(args);
+	log_message(m, priority, fields, msg);
+}
+
+void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
+			 const char *format, va_list args)
+{
+	struct manager *m = pmemram_ctx_get_userdata(ctx);
+	char msg[1024], code_file[320], code_line[32], code_func[160];
+	const char *fields[] = { code_file, code_line, code_func, NULL };
+
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	(void)snprintf(code_file, sizeof(code_file), "CODE_FILE=%s", file);
+	(void)snprintf(code_line, sizeof(code_line), "CODE_LINE=%d", line);
+	(void)snprintf(code_func, sizeof(code_func), "CODE_FUNC=%s", fn);
+	if (m)
+		log_message(m, priority, fields, msg);
+}

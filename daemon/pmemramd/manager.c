@@ -1,0 +1,373 @@
+/* pmemramd: configuration, reconcile glue, holds and the status it reports. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include "json-util.h"
+#include <systemd/sd-daemon.h>
+
+#include "macro.h"
+#include "manager.h"
+#include "pmemram-protocol.h"
+
+#define HELD_FILE "held"
+
+static uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ---- configuration ----------------------------------------------------------------------- */
+
+static void config_errors_join(const struct manager *m, const struct pmemram_config_errors *e, int r,
+			       char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < e->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s/%s", i ? "; " : "", m->config_dir, e->msg[i]);
+	if (e->n_dropped > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "; and %zu more errors", e->n_dropped);
+	if (e->n == 0 && len < size)
+		(void)snprintf(buf + len, size - len, "%s: %s", m->config_dir, strerror(-r));
+}
+
+int manager_load_config(struct manager *m, bool initial)
+{
+	struct pmemram_config_errors errors = {};
+	struct pmemram_config *c = NULL;
+	_cleanup_(closep) int fd = -1;
+	bool configured = true;
+	int r;
+
+	fd = open(m->config_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT) {
+		r = negative_errno();
+		pmemram_config_errors_add(&errors, m->config_dir, 0, "cannot open: %s", strerror(-r));
+	} else {
+		r = fd < 0 ? -ENOENT : pmemram_config_load(fd, &c, &errors);
+	}
+
+	if (r == -ENOENT) {
+		configured = false;
+		r = pmemram_config_new(&c);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0) {
+		config_errors_join(m, &errors, r, m->config_error, sizeof(m->config_error));
+		for (size_t i = 0; i < errors.n; i++)
+			mlog(m, LOG_ERR, "%s/%s", m->config_dir, errors.msg[i]);
+		if (errors.n_dropped > 0)
+			mlog(m, LOG_ERR, "... and %zu more configuration errors", errors.n_dropped);
+		if (errors.n == 0)
+			mlog(m, LOG_ERR, "cannot load the configuration in %s: %s", m->config_dir, strerror(-r));
+		if (!initial)
+			mlog(m, LOG_WARNING, "configuration reload failed: keeping the configuration loaded %s",
+			     m->configured ? "before" : "(none: nothing claimed)");
+		return r;
+	}
+
+	pmemram_config_free(m->config);
+	m->config = c;
+	m->configured = configured;
+	m->config_error[0] = '\0';
+	m->config_loaded_usec = now_usec(CLOCK_REALTIME);
+	if (configured)
+		mlog(m, LOG_INFO, "configuration loaded from %s: %zu claims in %zu files", m->config_dir, c->n_claims,
+		     c->n_files);
+	else
+		mlog(m, LOG_NOTICE, "no configuration in %s: nothing is claimed", m->config_dir);
+	return 0;
+}
+
+/* ---- holds ---------------------------------------------------------------------------------- */
+
+bool manager_is_held(const struct manager *m, const char *device)
+{
+	for (size_t i = 0; i < m->n_held; i++)
+		if (streq(m->held[i], device))
+			return true;
+	return false;
+}
+
+/* Write runtime_dir/held atomically: one device per line. */
+static int save_held(struct manager *m)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	_cleanup_(fclosep) FILE *f = NULL;
+	int fd;
+
+	if (!m->runtime_dir)
+		return 0;
+	(void)snprintf(path, sizeof(path), "%s/" HELD_FILE, m->runtime_dir);
+	(void)snprintf(tmp, sizeof(tmp), "%s/." HELD_FILE ".tmp", m->runtime_dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	f = fdopen(fd, "w");
+	if (!f) {
+		safe_close(fd);
+		goto fail;
+	}
+	for (size_t i = 0; i < m->n_held; i++)
+		fprintf(f, "%s\n", m->held[i]);
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		goto fail;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	return 0;
+fail:
+	mlog(m, LOG_ERR, "cannot write %s: %m", path);
+	(void)unlink(tmp);
+	return -EIO;
+}
+
+int manager_hold(struct manager *m, const char *device)
+{
+	if (manager_is_held(m, device))
+		return 0;
+	if (m->n_held >= MANAGER_MAX_HELD)
+		return -E2BIG;
+	m->held[m->n_held] = strdup(device);
+	if (!m->held[m->n_held])
+		return -ENOMEM;
+	m->n_held++;
+	return save_held(m);
+}
+
+int manager_unhold(struct manager *m, const char *device)
+{
+	for (size_t i = 0; i < m->n_held; i++)
+		if (streq(m->held[i], device)) {
+			free(m->held[i]);
+			m->held[i] = m->held[--m->n_held];
+			return save_held(m);
+		}
+	return -ENOENT;
+}
+
+int manager_load_held(struct manager *m)
+{
+	char path[PATH_MAX], line[64];
+	_cleanup_(fclosep) FILE *f = NULL;
+
+	if (!m->runtime_dir)
+		return 0;
+	(void)snprintf(path, sizeof(path), "%s/" HELD_FILE, m->runtime_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line || strchr(line, '/') || m->n_held >= MANAGER_MAX_HELD)
+			continue;
+		m->held[m->n_held] = strdup(line);
+		if (!m->held[m->n_held])
+			return -ENOMEM;
+		m->n_held++;
+		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s)", line, path);
+	}
+	return 0;
+}
+
+/* ---- reconcile ------------------------------------------------------------------------------- */
+
+static const struct pmemram_device_verdict *find_verdict(const struct pmemram_plan *plan, const char *device)
+{
+	for (size_t i = 0; plan && i < plan->n_verdicts; i++)
+		if (streq(plan->verdicts[i].device, device))
+			return &plan->verdicts[i];
+	return NULL;
+}
+
+static void log_result(struct manager *m, const struct pmemram_apply_result *res)
+{
+	char f_dev[64], f_action[64], f_status[48], f_block[48], f_errno[32], f_claim[96];
+	const char *fields[8] = { f_dev, f_action, f_status, f_claim };
+	size_t n = 4;
+	int prio;
+
+	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", res->action.device);
+	(void)snprintf(f_action, sizeof(f_action), "PMEMRAM_ACTION=%s", pmemram_action_type_to_string(res->action.type));
+	(void)snprintf(f_status, sizeof(f_status), "PMEMRAM_STATUS=%s", pmemram_apply_status_to_string(res->status));
+	(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", res->action.claim);
+	if (res->action.type == PMEMRAM_ACTION_ONLINE_BLOCK || res->action.type == PMEMRAM_ACTION_OFFLINE_BLOCK) {
+		(void)snprintf(f_block, sizeof(f_block), "PMEMRAM_BLOCK=memory%lu", res->action.block);
+		fields[n++] = f_block;
+	}
+	if (res->result < 0) {
+		(void)snprintf(f_errno, sizeof(f_errno), "ERRNO=%d", -res->result);
+		fields[n++] = f_errno;
+	}
+	fields[n] = NULL;
+
+	prio = res->status == PMEMRAM_APPLY_FAILED ? LOG_ERR
+	       : res->status == PMEMRAM_APPLY_DONE ? LOG_INFO
+						    : LOG_DEBUG;
+	if (prio == LOG_DEBUG && pmemram_ctx_get_log_priority(m->ctx) < LOG_DEBUG)
+		return;
+	manager_log(m, prio, fields, "%s", res->reason);
+}
+
+/* Log the verdicts that are new or changed since the previous reconcile. */
+static void log_verdicts(struct manager *m, const struct pmemram_plan *old, const struct pmemram_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_verdicts; i++) {
+		const struct pmemram_device_verdict *v = &plan->verdicts[i], *o = find_verdict(old, v->device);
+		char f_dev[64], f_verdict[48], f_reason[64], f_claim[96];
+		const char *fields[] = { f_dev, f_verdict, f_reason, f_claim, NULL };
+		int prio;
+
+		if (o && o->verdict == v->verdict && streq(o->text, v->text))
+			continue;
+		(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", v->device);
+		(void)snprintf(f_verdict, sizeof(f_verdict), "PMEMRAM_VERDICT=%s", pmemram_verdict_to_string(v->verdict));
+		(void)snprintf(f_reason, sizeof(f_reason), "PMEMRAM_REASON=%s", pmemram_reason_to_string(v->reason));
+		(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", v->claim);
+		prio = v->verdict == PMEMRAM_VERDICT_REFUSED || v->verdict == PMEMRAM_VERDICT_FAILED ? LOG_WARNING
+												       : LOG_INFO;
+		manager_log(m, prio, fields, "%s: %s: %s", v->device, pmemram_verdict_to_string(v->verdict), v->text);
+	}
+}
+
+void manager_notify_status(struct manager *m)
+{
+	size_t converged = 0, refused = 0, failed = 0, pending = 0, blocks = 0;
+	const struct pmemram_plan *plan = m->last ? m->last->plan : NULL;
+
+	for (size_t i = 0; plan && i < plan->n_verdicts; i++) {
+		const struct pmemram_device_verdict *v = &plan->verdicts[i];
+
+		converged += v->verdict == PMEMRAM_VERDICT_CONVERGED;
+		refused += v->verdict == PMEMRAM_VERDICT_REFUSED;
+		failed += v->verdict == PMEMRAM_VERDICT_FAILED;
+		pending += v->verdict == PMEMRAM_VERDICT_PENDING;
+		if (v->verdict == PMEMRAM_VERDICT_CONVERGED)
+			blocks += v->n_blocks_done;
+	}
+	if (!m->last)
+		(void)sd_notifyf(false, "STATUS=cannot read the system: %s", m->last_error);
+	else if (!m->ready)
+		(void)sd_notifyf(false, "STATUS=waiting for %zu claims to match a device; %zu devices online (%zu blocks)",
+				 plan ? plan->n_unmatched : 0, converged, blocks);
+	else
+		(void)sd_notifyf(false, "STATUS=%zu devices online (%zu blocks), %zu pending, %zu refused, %zu failed%s",
+				 converged, blocks, pending, refused, failed,
+				 m->config_error[0] ? "; last configuration reload failed" : "");
+}
+
+void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, size_t index, size_t total,
+		     void *userdata)
+{
+	struct manager *m = userdata;
+	char line[PMEMRAM_PLAN_TEXT_MAX];
+
+	/* A long run (a release migrating gigabytes) must not look like a hang to the watchdog. */
+	(void)sd_notify(false, "WATCHDOG=1");
+	if (pmemram_ctx_get_log_priority(ctx) >= LOG_DEBUG && pmemram_action_describe(a, line, sizeof(line)))
+		mlog(m, LOG_DEBUG, "[%zu/%zu] %s", index + 1, total, line);
+}
+
+int manager_reconcile(struct manager *m, const char *why)
+{
+	const struct pmemram_apply_options apply = { .progress = manager_progress, .progress_userdata = m };
+	struct pmemram_reconcile_options o = {
+		.apply = &apply,
+		.held = (const char *const *)m->held,
+		.n_held = m->n_held,
+	};
+	struct pmemram_reconcile_result *res = NULL;
+	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
+	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
+	m->n_reconciles++;
+	m->last_r = r;
+	m->last_usec = now_usec(CLOCK_REALTIME);
+	m->last_duration_usec = now_usec(CLOCK_MONOTONIC) - start;
+	if (!res) {
+		const char *path = pmemram_ctx_get_error_path(m->ctx);
+
+		(void)snprintf(m->last_error, sizeof(m->last_error), "%s%s%s", path ? path : "", path ? ": " : "",
+			       strerror(-r));
+		mlog(m, LOG_ERR, "reconcile (%s): cannot read the system: %s", why, m->last_error);
+		m->last = pmemram_reconcile_result_free(m->last);
+		manager_notify_status(m);
+		return r;
+	}
+	m->last_error[0] = '\0';
+
+	for (size_t i = 0; i < res->n_results; i++)
+		log_result(m, &res->results[i]);
+	log_verdicts(m, m->last ? m->last->plan : NULL, res->plan);
+	if (res->n_results > 0 || r < 0)
+		mlog(m, r < 0 ? LOG_WARNING : LOG_INFO,
+		     "reconcile (%s): %zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64 " ms)", why,
+		     res->n_done, res->rounds, res->n_failed,
+		     r == 0 ? "converged" : r == -EAGAIN ? "work remains" : "not converged",
+		     m->last_duration_usec / 1000);
+	if (res->n_unreadable_processes > 0)
+		mlog(m, LOG_WARNING, "could not read the memory maps of %zu processes: a dax device they map looks free",
+		     res->n_unreadable_processes);
+
+	pmemram_reconcile_result_free(m->last);
+	m->last = res;
+	manager_notify_status(m);
+	return r;
+}
+
+/* ---- status --------------------------------------------------------------------------------- */
+
+int manager_status_json(struct manager *m, struct json_object **ret)
+{
+	struct json_object *o = json_object_new_object(), *d = json_object_new_object();
+	struct json_object *held = json_object_new_array(), *claims = json_object_new_array(), *rec = NULL;
+	bool ok;
+
+	ok = json_add(o, "daemon", d);
+	ok = json_add(d, "held", held) && ok;
+	ok = json_add(d, "claims", claims) && ok;
+	ok = ok && json_add(o, "protocol_version", json_object_new_int(PMEMRAM_PROTOCOL_VERSION)) &&
+	     json_add(d, "pid", json_object_new_int((int)getpid())) &&
+	     json_add(d, "version", json_object_new_string(PACKAGE_VERSION)) &&
+	     json_add(d, "ready", json_object_new_boolean(m->ready)) &&
+	     json_add(d, "config_dir", json_object_new_string(m->config_dir)) &&
+	     json_add(d, "configured", json_object_new_boolean(m->configured)) &&
+	     json_add(d, "config_loaded_usec", json_object_new_uint64(m->config_loaded_usec)) &&
+	     json_add(d, "reconciles", json_object_new_uint64(m->n_reconciles)) &&
+	     json_add(d, "uevents", json_object_new_uint64(m->n_uevents)) &&
+	     json_add(d, "last_reconcile_usec", json_object_new_uint64(m->last_usec)) &&
+	     json_add(d, "last_reconcile_ms", json_object_new_uint64(m->last_duration_usec / 1000)) &&
+	     json_add(d, "last_reconcile_result",
+		 json_object_new_string(m->last_r == 0	       ? "converged"
+					: m->last_r == -EAGAIN ? "work-remains"
+					: m->last_r == -EIO    ? "failed"
+							       : "error"));
+	if (ok && m->config_error[0])
+		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
+	if (ok && m->last_error[0])
+		ok = json_add(d, "error", json_object_new_string(m->last_error));
+	for (size_t i = 0; ok && i < m->n_held; i++)
+		ok = json_object_array_add(held, json_object_new_string(m->held[i])) == 0;
+	for (size_t i = 0; ok && m->config && i < m->config->n_claims; i++)
+		ok = json_object_array_add(claims, json_object_new_string(m->config->claims[i].name)) == 0;
+	if (ok && m->last) {
+		ok = pmemram_reconcile_to_json(m->last, &rec) == 0 && json_add(o, "reconcile", rec);
+	}
+	if (!ok) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	*ret = o;
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* pmemramd: the manager's state, shared by the event loop, the reconciler glue and the socket server. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "pmemram-config.h"
+#include "pmemram-reconcile.h"
+#include "pmemram.h"
+
+struct udev;
+struct udev_monitor;
+struct json_object;
+
+#define MANAGER_MAX_HELD 256
+#define MANAGER_CONFIG_ERRORS_MAX 4096 /* bytes of the last failed reload's messages */
+
+struct manager {
+	sd_event *event;
+	struct pmemram_ctx *ctx;
+
+	/* configuration: the one in force, and what the last load said */
+	const char *config_dir;
+	struct pmemram_config *config;
+	bool configured;		 /* false: no configuration found, nothing claimed */
+	char config_error[MANAGER_CONFIG_ERRORS_MAX]; /* last failed (re)load, "" when it succeeded */
+	uint64_t config_loaded_usec;	 /* CLOCK_REALTIME of the configuration in force */
+
+	/* triggers */
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	sd_event_source *monitor_source;
+	sd_event_source *coalesce_source; /* a one-shot timer: many uevents, one reconcile */
+	uint64_t coalesce_usec;
+	unsigned n_uevents;
+
+	/* readiness: READY=1 once every claim matched something, or the settle timeout passed */
+	bool ready;
+	uint64_t settle_usec;
+	sd_event_source *settle_source;
+
+	/* the last reconcile */
+	struct pmemram_reconcile_result *last;
+	int last_r;
+	uint64_t last_usec; /* CLOCK_REALTIME when it finished */
+	uint64_t last_duration_usec;
+	unsigned n_reconciles;
+	char last_error[256]; /* when the system could not be read */
+
+	/* devices release gave back, kept in runtime_dir/held across restarts */
+	char *runtime_dir;
+	size_t n_held;
+	char *held[MANAGER_MAX_HELD];
+
+	/* control socket */
+	char *socket_path;
+	int listen_fd;
+	sd_event_source *listen_source;
+
+	bool journal; /* log through sd_journal_send(), else stderr */
+};
+
+/* ---- logging (log.c) ---- */
+/* Log one line; fields are extra "KEY=value" strings for the journal, NULL-terminated. */
+void manager_log(struct manager *m, int priority, const char *const *fields, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+#define mlog(m, prio, ...) manager_log((m), (prio), NULL, __VA_ARGS__)
+void manager_log_init(struct manager *m);
+void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
+			 const char *format, va_list args) __attribute__((format(printf, 6, 0)));
+
+/* ---- manager.c ---- */
+int manager_load_config(struct manager *m, bool initial);
+/* Reconcile now: returns the reconcile's code; m->last holds the result. */
+int manager_reconcile(struct manager *m, const char *why);
+/* Ask for a reconcile soon (coalescing uevents). */
+void manager_schedule_reconcile(struct manager *m);
+int manager_hold(struct manager *m, const char *device);
+int manager_unhold(struct manager *m, const char *device);
+bool manager_is_held(const struct manager *m, const char *device);
+int manager_load_held(struct manager *m);
+void manager_notify_status(struct manager *m);
+/* Apply progress callback (userdata: the manager): pings the watchdog, logs the step at debug. */
+struct pmemram_action;
+void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, size_t index, size_t total,
+		      void *userdata);
+/* The "status" reply's payload. */
+int manager_status_json(struct manager *m, struct json_object **ret);
+
+/* ---- server.c ---- */
+int server_open(struct manager *m);
+void server_close(struct manager *m);

@@ -1,0 +1,343 @@
+/* pmemramd's control socket: one JSON request per connection, peer credentials decide what is allowed. */
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+
+#include <json-c/json.h>
+
+#include "macro.h"
+#include "manager.h"
+#include "pmemram-protocol.h"
+#include "pmemram-release.h"
+
+#define CLIENT_TIMEOUT_USEC (10 * 1000000ULL)
+
+struct client {
+	struct manager *m;
+	int fd;
+	struct ucred cred;
+	sd_event_source *io, *timeout;
+	size_t len;
+	char buf[PMEMRAM_REQUEST_MAX + 1];
+};
+
+static void client_free(struct client *c)
+{
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->timeout);
+	safe_close(c->fd);
+	free(c);
+}
+
+/* Send the reply (taken) and a newline; the socket is blocking with a send timeout. */
+static void client_reply(struct client *c, struct json_object *reply)
+{
+	const char *text = reply ? json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN) : NULL;
+	static const char oom[] = "{\"ok\":false,\"error\":\"out of memory\",\"errno\":12}";
+	struct timeval tv = { .tv_sec = 5 };
+	size_t len, off = 0;
+
+	if (!text)
+		text = oom;
+	len = strlen(text);
+	(void)fcntl(c->fd, F_SETFL, 0);
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (off < len) {
+		ssize_t n = send(c->fd, text + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off == len)
+		(void)send(c->fd, "\n", 1, MSG_NOSIGNAL);
+	json_object_put(reply);
+}
+
+static struct json_object *reply_error(int errnum, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static struct json_object *reply_error(int errnum, const char *format, ...)
+{
+	struct json_object *o = json_object_new_object();
+	char msg[512];
+	va_list args;
+
+	va_start(args, format);
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	va_end(args);
+	if (!o)
+		return NULL;
+	if (json_object_object_add(o, "ok", json_object_new_boolean(false)) < 0 ||
+	    json_object_object_add(o, "error", json_object_new_string(msg)) < 0 ||
+	    (errnum > 0 && json_object_object_add(o, "errno", json_object_new_int(errnum)) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Add "ok": ok to payload (taken; NULL is out of memory). */
+static struct json_object *reply_with(struct json_object *payload, bool ok)
+{
+	if (!payload || json_object_object_add(payload, "ok", json_object_new_boolean(ok)) < 0) {
+		json_object_put(payload);
+		return reply_error(ENOMEM, "out of memory");
+	}
+	return payload;
+}
+
+static struct json_object *do_status(struct manager *m)
+{
+	struct json_object *o = NULL;
+
+	if (manager_status_json(m, &o) < 0)
+		return reply_error(ENOMEM, "out of memory");
+	return reply_with(o, true);
+}
+
+static struct json_object *do_reconcile(struct manager *m, const char *why)
+{
+	struct json_object *o = NULL;
+	int r;
+
+	r = manager_reconcile(m, why);
+	if (!m->last)
+		return reply_error(-r, "cannot read the system: %s", m->last_error);
+	if (pmemram_reconcile_to_json(m->last, &o) < 0)
+		return reply_error(ENOMEM, "out of memory");
+	if (r < 0 && json_object_object_add(o, "error", json_object_new_string(r == -EAGAIN ? "work remains after the last round"
+												: "an action failed: see results"))
+			     < 0) {
+		json_object_put(o);
+		return reply_error(ENOMEM, "out of memory");
+	}
+	if (r < 0 && json_object_object_add(o, "errno", json_object_new_int(-r)) < 0) {
+		json_object_put(o);
+		return reply_error(ENOMEM, "out of memory");
+	}
+	return reply_with(o, r == 0);
+}
+
+static struct json_object *do_reload(struct manager *m)
+{
+	int r = manager_load_config(m, false);
+
+	if (r < 0)
+		return reply_error(-r == ENOENT ? EINVAL : -r, "%s (the previous configuration stays in force)",
+				   m->config_error);
+	return do_reconcile(m, "reload requested");
+}
+
+static bool valid_device_name(const char *s)
+{
+	/* daxX.Y */
+	return s && strncmp(s, "dax", 3) == 0 && strlen(s) < 32 && strspn(s + 3, "0123456789.") == strlen(s + 3) &&
+	       s[3] != '\0';
+}
+
+static struct json_object *do_release(struct manager *m, const char *device)
+{
+	_cleanup_(pmemram_release_report_freep) struct pmemram_release_report *report = NULL;
+	struct json_object *o = NULL;
+	int r, h;
+
+	/* Hold first: the uevents release causes must not bring the device back. */
+	h = manager_hold(m, device);
+	if (h < 0)
+		return reply_error(-h, "%s: cannot hold it: %s", device, strerror(-h));
+	const struct pmemram_apply_options opts = { .progress = manager_progress, .progress_userdata = m };
+
+	r = pmemram_release(m->ctx, device, &opts, &report);
+	if (!report) {
+		(void)manager_unhold(m, device);
+		return reply_error(-r, "%s: cannot release: %s", device, strerror(-r));
+	}
+	if (r < 0 && report->outcome == PMEMRAM_RELEASE_INCOMPLETE) {
+		/* Neither released nor put back: keep the hold so reconcile does not act on a device in
+		 * a state nobody planned; the administrator decides (reclaim drops the hold). */
+		mlog(m, LOG_ERR, "%s: release failed and could not be undone, device held: %s", device, report->reason);
+	} else if (r < 0) {
+		/* Refused, or rolled back to how it was: it is claimed memory again. */
+		(void)manager_unhold(m, device);
+		mlog(m, LOG_WARNING, "%s: release %s: %s", device, pmemram_release_outcome_to_string(report->outcome),
+		     report->reason);
+	} else {
+		mlog(m, LOG_INFO, "%s: released: %s; held until reclaimed", device, report->reason);
+	}
+	if (pmemram_release_report_to_json(report, &o) < 0)
+		return reply_error(ENOMEM, "out of memory");
+	if (r < 0 && (json_object_object_add(o, "error", json_object_new_string(report->reason)) < 0 ||
+		      json_object_object_add(o, "errno", json_object_new_int(-r)) < 0)) {
+		json_object_put(o);
+		return reply_error(ENOMEM, "out of memory");
+	}
+	manager_schedule_reconcile(m);
+	return reply_with(o, r >= 0);
+}
+
+static struct json_object *do_reclaim(struct manager *m, const char *device)
+{
+	int r = manager_unhold(m, device);
+
+	if (r == -ENOENT)
+		return reply_error(ENOENT, "%s is not held (only devices given back with release are)", device);
+	if (r < 0)
+		return reply_error(-r, "%s: %s", device, strerror(-r));
+	mlog(m, LOG_INFO, "%s: reclaimed: no longer held", device);
+	return do_reconcile(m, "reclaim requested");
+}
+
+static struct json_object *dispatch(struct client *c, struct json_object *req)
+{
+	struct manager *m = c->m;
+	struct json_object *v;
+	const char *cmd, *device = NULL;
+	bool root = c->cred.uid == 0;
+
+	if (!json_object_is_type(req, json_type_object) || !json_object_object_get_ex(req, "command", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return reply_error(EINVAL, "malformed request: expected {\"command\": \"...\"}");
+	cmd = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "device", &v))
+		device = json_object_get_string(v);
+
+	if (streq(cmd, "status"))
+		return do_status(m);
+	if (!streq(cmd, "reconcile") && !streq(cmd, "reload") && !streq(cmd, "release") && !streq(cmd, "reclaim"))
+		return reply_error(EINVAL, "unknown command '%s'", cmd);
+	if (!root) {
+		mlog(m, LOG_NOTICE, "refused '%s' from uid %u (pid %d): only root may change the system", cmd,
+		     (unsigned)c->cred.uid, (int)c->cred.pid);
+		return reply_error(EPERM, "'%s' needs root (you are uid %u)", cmd, (unsigned)c->cred.uid);
+	}
+	mlog(m, LOG_INFO, "'%s%s%s' requested by pid %d", cmd, device ? " " : "", device ? device : "",
+	     (int)c->cred.pid);
+	if (streq(cmd, "reconcile"))
+		return do_reconcile(m, "requested");
+	if (streq(cmd, "reload"))
+		return do_reload(m);
+	if (!valid_device_name(device))
+		return reply_error(EINVAL, "'%s' needs \"device\": a dax device name like dax0.0", cmd);
+	if (streq(cmd, "release"))
+		return do_release(m, device);
+	return do_reclaim(m, device);
+}
+
+static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+	struct json_object *req;
+	ssize_t n;
+	char *nl;
+
+	n = recv(fd, c->buf + c->len, PMEMRAM_REQUEST_MAX - c->len, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		client_free(c);
+		return 0;
+	}
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	nl = memchr(c->buf, '\n', c->len);
+	if (!nl) {
+		if (c->len >= PMEMRAM_REQUEST_MAX) {
+			client_reply(c, reply_error(EMSGSIZE, "request longer than %d bytes", PMEMRAM_REQUEST_MAX));
+			client_free(c);
+		}
+		return 0;
+	}
+	*nl = '\0';
+	req = json_tokener_parse(c->buf);
+	client_reply(c, req ? dispatch(c, req) : reply_error(EINVAL, "malformed request: not JSON"));
+	json_object_put(req);
+	client_free(c);
+	return 0;
+}
+
+static int on_client_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	client_free(userdata);
+	return 0;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	socklen_t len = sizeof(struct ucred);
+	struct client *c;
+	uint64_t now;
+	int cfd, r;
+
+	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		safe_close(cfd);
+		return 0;
+	}
+	c->m = m;
+	c->fd = cfd;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
+		client_free(c);
+		return 0;
+	}
+	r = sd_event_add_io(m->event, &c->io, cfd, EPOLLIN, on_client_io, c);
+	if (r >= 0 && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+		r = sd_event_add_time(m->event, &c->timeout, CLOCK_MONOTONIC, now + CLIENT_TIMEOUT_USEC, 0,
+				      on_client_timeout, c);
+	if (r < 0)
+		client_free(c);
+	return 0;
+}
+
+int server_open(struct manager *m)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_(freep) char *dir = NULL;
+	int r;
+
+	if (strlen(m->socket_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, m->socket_path, strlen(m->socket_path) + 1);
+
+	dir = strdup(m->socket_path);
+	if (!dir)
+		return -ENOMEM;
+	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST) {
+		r = negative_errno();
+		mlog(m, LOG_ERR, "cannot create %s: %s", dir, strerror(-r));
+		return r;
+	}
+
+	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (m->listen_fd < 0)
+		return negative_errno();
+	(void)unlink(m->socket_path); /* a socket left by a killed predecessor */
+	if (bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(m->listen_fd, 16) < 0) {
+		r = negative_errno();
+		mlog(m, LOG_ERR, "cannot listen on %s: %s", m->socket_path, strerror(-r));
+		return r;
+	}
+	/* Everyone may ask for status; changes are checked per request with SO_PEERCRED. */
+	if (chmod(m->socket_path, 0666) < 0) {
+		r = negative_errno();
+		mlog(m, LOG_ERR, "cannot chmod %s: %s", m->socket_path, strerror(-r));
+		return r;
+	}
+	return sd_event_add_io(m->event, &m->listen_source, m->listen_fd, EPOLLIN, on_accept, m);
+}
+
+void server_close(struct manager *m)
+{
+	m->listen_source = sd_event_source_disable_unref(m->listen_source);
+	if (m->listen_fd >= 0) {
+		m->listen_fd = safe_close(m->listen_fd);
+		(void)unlink(m->socket_path);
+	}
+}
