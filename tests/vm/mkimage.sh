@@ -29,7 +29,7 @@ img_size=${PMEMRAM_IMAGE_SIZE:-1536M}
 # against (ndctl, daxctl, numactl), and the libraries pmemram links to.
 packages=(
 	systemd systemd-sysv udev dbus kmod procps util-linux
-	ndctl daxctl numactl
+	ndctl daxctl numactl jq
 	libdaxctl1 libndctl6 libudev1 libsystemd0 libnuma1 libjson-c5
 )
 
@@ -100,6 +100,8 @@ cp -a "$destdir/." "$stage/"
 install -D -m 0755 "$here/guest/pmemram-test-run" "$stage/usr/lib/pmemram-test/run"
 gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/pagemap-contig" \
 	"$here/guest/pagemap-contig.c" || die "cannot build the guest's pagemap-contig"
+gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/dax-map" \
+	"$here/guest/dax-map.c" || die "cannot build the guest's dax-map"
 install -D -m 0644 "$here/guest/pmemram-test.service" \
 	"$stage/etc/systemd/system/pmemram-test.service"
 ln -sf /etc/systemd/system/pmemram-test.service \

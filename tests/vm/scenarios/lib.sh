@@ -121,3 +121,67 @@ iomem_chain() {
 	$0 == want { for (d = depth; d >= 0; d--) printf "%s%s", name[d], (d ? " < " : "\n"); exit }
 	' /proc/iomem
 }
+
+# ---- pmemramd ----
+
+# dev_blocks DEV: the memory blocks whose whole range lies in dax device DEV
+# (what kmem adds for it), one id per line, whether they exist now or not.
+dev_blocks() {
+	local d=/sys/bus/dax/devices/$1 bs start size
+	bs=$(block_size)
+	start=$(($(cat "$d/resource")))
+	size=$(cat "$d/size")
+	seq $(((start + bs - 1) / bs)) $(((start + size) / bs - 1))
+}
+
+# dev_state DEV: "N online Movable" style summary of DEV's blocks ("" when none exist).
+dev_state() {
+	dev_blocks "$1" | while read -r b; do
+		f=/sys/devices/system/memory/memory$b
+		[ -d "$f" ] || { echo absent; continue; }
+		if [ "$(cat "$f/state")" = online ]; then
+			echo "online $(cat "$f/valid_zones" | cut -d' ' -f1)"
+		else
+			cat "$f/state"
+		fi
+	done | sort | uniq -c | sed 's/^ *//' | paste -sd, -
+}
+
+dev_driver() { basename "$(readlink "/sys/bus/dax/devices/$1/driver" 2>/dev/null)" 2>/dev/null || echo none; }
+
+# wait_for SECONDS 'SHELL CONDITION': evaluate the condition (in this shell,
+# afresh each time) every 0.2 s until it holds; fails on timeout.
+wait_for() {
+	local n=$(($1 * 5))
+	while [ "$n" -gt 0 ]; do
+		eval "$2" >/dev/null 2>&1 && return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	echo "still false after $1 s: $2" >&2
+	return 1
+}
+
+# daemon_verdict DEV: the daemon's "verdict reason" for DEV from pmemramctl status --json.
+daemon_verdict() {
+	pmemramctl status --json |
+		jq -r --arg d "$1" '.daemon.reconcile.plan.devices[]? | select(.device == $d) | "\(.verdict) \(.reason)"'
+}
+
+# new_uuid: a fresh namespace UUID.
+new_uuid() { cat /proc/sys/kernel/random/uuid; }
+
+# init_labels: give the NVDIMMs an (empty) label area, so region0 can hold
+# several namespaces (a label-less region is one raw namespace).
+init_labels() {
+	ndctl disable-region all >&2 && ndctl init-labels -f all >&2 && ndctl enable-region all >&2
+}
+
+# mkns NAME MODE SIZE UUID: create a namespace on region0 (SIZE "all": the
+# rest of it); prints its dax device (devdax) or block device (fsdax).
+mkns() {
+	local size=(-s "$3")
+	[ "$3" != all ] || size=()
+	ndctl create-namespace -r region0 -m "$2" "${size[@]}" -a 2M -n "$1" -u "$4" >"$PMEMRAM_OUT/ns-$1.json" || return 1
+	jq -r '.daxregion.devices[0].chardev // .blockdev' "$PMEMRAM_OUT/ns-$1.json"
+}
