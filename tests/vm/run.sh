@@ -11,7 +11,8 @@
 #   -q, --quiet           print only the verdict line
 #       --list-topologies
 # Environment: PMEMRAM_KVM=1 uses KVM instead of TCG; PMEMRAM_CACHE (default
-# /var/cache/pmemram) holds the kernel, the image and the run directories.
+# /var/cache/pmemram) holds the kernel, the image and the run directories;
+# PMEMRAM_PROJECT_BUILD (default $PMEMRAM_CACHE/build) the project's build.
 #
 # The scenario is tests/vm/scenarios/SCENARIO.sh.  It runs inside the guest
 # as a systemd unit after boot and prints TAP; the host gets the TAP, the
