@@ -12,7 +12,7 @@ packages=(
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git
 	# guest image and QEMU
-	mmdebstrap gpg mount e2fsprogs qemu-system-x86 qemu-utils
+	mmdebstrap gpg mount e2fsprogs qemu-system-x86 qemu-utils socat
 )
 
 missing=()

@@ -20,10 +20,13 @@ ensure_kernel() {
 
 # ensure_project: builds the project out of tree (from the files git knows,
 # so an in-tree ./configure does not get in the way) and installs it into
-# $project_destdir as the guest will see it.
+# $project_destdir as the guest will see it.  The build lives in
+# $PMEMRAM_PROJECT_BUILD (default $cache/build), so that two work trees can
+# share one cache without building over each other.
 ensure_project() {
-	local bsrc=$cache/build/src bdir=$cache/build/obj
-	project_destdir=$cache/build/destdir
+	local build=${PMEMRAM_PROJECT_BUILD:-$cache/build}
+	local bsrc=$build/src bdir=$build/obj
+	project_destdir=$build/destdir
 	mkdir -p "$bsrc" "$bdir"
 	(cd "$repo" && git ls-files -co --exclude-standard -z) |
 		rsync -a --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
@@ -37,18 +40,18 @@ ensure_project() {
 		bench_log "autoreconf + configure"
 		rm -rf "$bdir"
 		mkdir -p "$bdir"
-		(cd "$bsrc" && autoreconf -fi) >"$cache/build/autoreconf.log" 2>&1 ||
-			bench_die "autoreconf failed; see $cache/build/autoreconf.log"
+		(cd "$bsrc" && autoreconf -fi) >"$build/autoreconf.log" 2>&1 ||
+			bench_die "autoreconf failed; see $build/autoreconf.log"
 		(cd "$bdir" && "$bsrc/configure" --prefix=/usr --sysconfdir=/etc \
-			--localstatedir=/var) >"$cache/build/configure.log" 2>&1 ||
-			bench_die "configure failed; see $cache/build/configure.log"
+			--localstatedir=/var) >"$build/configure.log" 2>&1 ||
+			bench_die "configure failed; see $build/configure.log"
 		echo "$stamp" >"$bdir/.pmemram-stamp"
 	fi
-	make -C "$bdir" -j"$(nproc)" >"$cache/build/make.log" 2>&1 ||
-		bench_die "project build failed; see $cache/build/make.log"
+	make -C "$bdir" -j"$(nproc)" >"$build/make.log" 2>&1 ||
+		bench_die "project build failed; see $build/make.log"
 	rm -rf "$project_destdir"
-	make -C "$bdir" install DESTDIR="$project_destdir" >>"$cache/build/make.log" 2>&1 ||
-		bench_die "make install failed; see $cache/build/make.log"
+	make -C "$bdir" install DESTDIR="$project_destdir" >>"$build/make.log" 2>&1 ||
+		bench_die "make install failed; see $build/make.log"
 }
 
 # ensure_image: sets $image to the cached guest image for the current

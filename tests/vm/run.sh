@@ -11,7 +11,8 @@
 #   -q, --quiet           print only the verdict line
 #       --list-topologies
 # Environment: PMEMRAM_KVM=1 uses KVM instead of TCG; PMEMRAM_CACHE (default
-# /var/cache/pmemram) holds the kernel, the image and the run directories.
+# /var/cache/pmemram) holds the kernel, the image and the run directories;
+# PMEMRAM_PROJECT_BUILD (default $PMEMRAM_CACHE/build) the project's build.
 #
 # The scenario is tests/vm/scenarios/SCENARIO.sh.  It runs inside the guest
 # as a systemd unit after boot and prints TAP; the host gets the TAP, the
@@ -99,12 +100,139 @@ topology_args() {
 		-device nvdimm,id=nvdimm0,memdev=nv0,node=2,label-size=2M)
 }
 
+# Requests from the scenario for what only the host can do to the machine,
+# such as plugging in a device (lib.sh's host_request).  The guest writes
+# share/out/host-request.N, one line "VERB ARGS...", and renames it into
+# place; the host answers share/out/host-reply.N the same way: the exit
+# status on the first line, then text for the guest.  $run/host-requests.log
+# keeps both.  Verbs:
+#   nvdimm-add ID SIZE_MIB NODE  hot-add NVDIMM ID with SIZE_MIB MiB of
+#       persistent memory (and a 2 MiB label area, like nvdimm0) on NUMA
+#       node NODE, backed by $run/ID.img; the reply gives its address.
+
+# hmp COMMAND: run one command on the QEMU monitor and print its output, the
+# lines between the echoed command and the next prompt.  Fails (saying why)
+# when the monitor cannot be reached or does not answer within 60 s.
+hmp() {
+	local raw i text
+	raw=$(mktemp "$run/hmp.XXXXXX")
+	# shellcheck disable=SC2094 # the writer watches what socat has received
+	{
+		printf '%s\n' "$1"
+		# Hold the connection until the prompt after the command is back.
+		for ((i = 0; i < 600; i++)); do
+			[ "$(grep -o '(qemu)' "$raw" | wc -l)" -lt 2 ] || break
+			! grep -q ' socat\[[0-9]*\] E ' "$raw" || break
+			sleep 0.1
+		done
+	} | socat -t 0.2 - "UNIX-CONNECT:$run/monitor.sock" >"$raw" 2>&1
+	# Drop the carriage returns and the line editor's cursor movements.
+	text=$(tr -d '\r' <"$raw" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g')
+	rm -f "$raw"
+	if [ "$(grep -o '(qemu)' <<<"$text" | wc -l)" -lt 2 ]; then
+		echo "no answer from the QEMU monitor $run/monitor.sock to '$1': $(tail -n 1 <<<"$text")"
+		return 1
+	fi
+	awk 'p && /^\(qemu\)/ { exit } p { print } /^\(qemu\)/ { p = 1 }' <<<"$text"
+}
+
+# hmp_ok COMMAND: hmp, failing with the monitor's own words on an error.
+hmp_ok() {
+	local text
+	text=$(hmp "$1") || {
+		echo "$text"
+		return 1
+	}
+	if grep -q '^Error' <<<"$text"; then
+		echo "monitor refused '$1': $(grep '^Error' <<<"$text" | head -n 3 | tr '\n' ' ' | sed 's/ $//')"
+		return 1
+	fi
+	[ -z "$text" ] || echo "$text"
+}
+
+# host_nvdimm_add ID SIZE_MIB NODE: the nvdimm-add request.
+host_nvdimm_add() {
+	[ $# = 3 ] || {
+		echo "usage: nvdimm-add ID SIZE_MIB NODE"
+		return 2
+	}
+	local id=$1 size=$2 node=$3 img label=2 text where
+	[[ $id =~ ^[a-z][a-z0-9_]*$ ]] || {
+		echo "nvdimm-add: bad ID '$id' (a lower-case letter, then letters, digits or _)"
+		return 2
+	}
+	[[ $size =~ ^[1-9][0-9]*$ ]] || {
+		echo "nvdimm-add: bad SIZE_MIB '$size'"
+		return 2
+	}
+	[[ $node =~ ^[0-9]+$ ]] || {
+		echo "nvdimm-add: bad NODE '$node'"
+		return 2
+	}
+	img=$run/$id.img
+	if [ -e "$img" ] || [[ $img == *,* ]]; then
+		echo "nvdimm-add: cannot use $img as the backing file of $id (exists, or a comma in the path)"
+		return 1
+	fi
+	truncate -s "$((size + label))M" "$img" || {
+		echo "nvdimm-add: cannot create $img"
+		return 1
+	}
+	hmp_ok "object_add memory-backend-file,id=$id-mem,share=on,mem-path=$img,size=$((size + label))M" || {
+		rm -f "$img"
+		return 1
+	}
+	hmp_ok "device_add nvdimm,id=$id,memdev=$id-mem,node=$node,label-size=${label}M" || {
+		hmp "object_del $id-mem" >/dev/null || true
+		rm -f "$img"
+		return 1
+	}
+	where=$(hmp "info memory-devices" | awk -v id="\"$id\"" '
+		$1 == "Memory" { p = ($4 == id) } p && $1 == "addr:" { a = $2 } p && $1 == "slot:" { s = $2 }
+		END { if (a != "") print "at " a ", slot " s }')
+	echo "nvdimm $id: $size MiB ${where:-(not in info memory-devices)}, node $node, label area $label MiB, backed by $img"
+}
+
+# serve_request VERB ARGS...: one request; prints the reply text.
+serve_request() {
+	case ${1:-} in
+	nvdimm-add) shift; host_nvdimm_add "$@" ;;
+	'') echo "empty request"; return 2 ;;
+	*) echo "unknown request '$1' (known: nvdimm-add)"; return 2 ;;
+	esac
+}
+
+# serve_requests: answers the guest's requests until QEMU has exited (run.sh
+# creates $run/qemu-exited) or run.sh is gone.
+serve_requests() {
+	local req n words st text t0
+	while kill -0 "$$" 2>/dev/null && [ ! -e "$run/qemu-exited" ]; do
+		for req in "$out"/host-request.*; do
+			n=${req##*.}
+			if ! [[ $n =~ ^[0-9]+$ ]] || [ -e "$out/host-reply.$n" ]; then
+				continue
+			fi
+			read -r -a words <"$req" || true
+			st=0
+			t0=$(date +%s%N)
+			text=$(serve_request "${words[@]+"${words[@]}"}" 2>&1) || st=$?
+			printf '%s\n%s\n' "$st" "$text" >"$out/.host-reply.$n.tmp"
+			mv -f "$out/.host-reply.$n.tmp" "$out/host-reply.$n"
+			printf '%s request %s: %s\n  reply %s after %d ms: %s\n' "$(date +%T.%N | cut -c1-12)" \
+				"$n" "${words[*]+"${words[*]}"}" "$st" $((($(date +%s%N) - t0) / 1000000)) \
+				"$text" >>"$run/host-requests.log"
+		done
+		sleep 0.2
+	done
+}
+
 name=${name:-$scenario-$topology}
 run=$cache/runs/$name
+out=$run/share/out
 ensure_image
 
 rm -rf "$run"
-mkdir -p "$run/share/out"
+mkdir -p "$out"
 cp -a "$repo/tests/vm/scenarios" "$run/share/scenarios"
 for e in "${envs[@]+"${envs[@]}"}"; do
 	printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
@@ -133,7 +261,8 @@ printf '%q ' qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.cmdline"
 start=$(date +%s.%N)
 # A scenario that needs a reboot (to see what happens at boot) leaves
 # out/reboot-requested; the guest then boots again from the same disk and
-# NVDIMM images, up to max_boots times, all within the one timeout.
+# NVDIMM images, up to max_boots times, all within the one timeout.  Host
+# requests are served during every boot.
 max_boots=4
 boot=1
 while :; do
@@ -141,7 +270,12 @@ while :; do
 	rc=0
 	left=$(echo "$timeout_s - ($(date +%s.%N) - $start)" | bc | cut -d. -f1)
 	[ "${left:-0}" -gt 0 ] || { rc=124; break; }
+	rm -f "$run/qemu-exited"
+	serve_requests &
+	server=$!
 	timeout -k 10 "$left" qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.log" 2>&1 || rc=$?
+	touch "$run/qemu-exited"
+	wait "$server" || true
 	[ "$rc" = 0 ] && [ -f "$run/share/out/reboot-requested" ] || break
 	[ "$boot" -lt "$max_boots" ] || break
 	rm -f "$run/share/out/reboot-requested"
@@ -153,7 +287,6 @@ elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 elapsed=$(printf '%.1f' "$elapsed")
 
 # Verdict.
-out=$run/share/out
 problems=()
 case $rc in
 0) ;;
@@ -205,6 +338,10 @@ fi
 if [ -s "$out/scenario.log" ]; then
 	echo "  scenario stderr (tail):"
 	tail -n 15 "$out/scenario.log" | sed 's/^/    /'
+fi
+if [ -s "$run/host-requests.log" ]; then
+	echo "  host requests (tail):"
+	tail -n 10 "$run/host-requests.log" | sed 's/^/    /'
 fi
 echo "  guest kernel log (tail):"
 tail -n 25 "$(if [ -s "$out/dmesg.txt" ]; then echo "$out/dmesg.txt"; else echo "$run/console.log"; fi)" |

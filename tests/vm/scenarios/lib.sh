@@ -185,3 +185,34 @@ mkns() {
 	ndctl create-namespace -r region0 -m "$2" "${size[@]}" -a 2M -n "$1" -u "$4" >"$PMEMRAM_OUT/ns-$1.json" || return 1
 	jq -r '.daxregion.devices[0].chardev // .blockdev' "$PMEMRAM_OUT/ns-$1.json"
 }
+
+# host_request VERB ARGS...: ask the host (tests/vm/run.sh, which lists the
+# verbs) to do something to the machine, such as hot-adding a device.  The
+# request and the reply travel as files through the share; waits up to
+# $host_request_timeout seconds (default 120) for the reply, prints its text
+# and returns its status (124 when no reply came).
+host_request() {
+	local out=${PMEMRAM_OUT:?} n=1 reply i st
+	while [ -e "$out/host-request.$n" ]; do n=$((n + 1)); done
+	if ! printf '%s\n' "$*" >"$out/.host-request.$n.tmp" ||
+		! mv "$out/.host-request.$n.tmp" "$out/host-request.$n"; then
+		echo "host_request: cannot write $out/host-request.$n"
+		return 1
+	fi
+	reply=$out/host-reply.$n
+	for ((i = 0; i < ${host_request_timeout:-120} * 10; i++)); do
+		[ -e "$reply" ] && break
+		sleep 0.1
+	done
+	if [ ! -e "$reply" ]; then
+		echo "host_request: no reply to '$*' in ${host_request_timeout:-120} s ($reply)"
+		return 124
+	fi
+	st=$(head -n 1 "$reply")
+	tail -n +2 "$reply"
+	[[ $st =~ ^[0-9]+$ ]] || {
+		echo "host_request: $reply starts with '$st', not an exit status"
+		return 1
+	}
+	return "$st"
+}
