@@ -46,6 +46,7 @@ static void help(FILE *f)
 		"  PMEMRAM_PROCFS_ROOT read procfs from this directory instead of /proc\n"
 		"  PMEMRAM_UDEV_ROOT   look for etc/udev/rules.d and friends below this directory, not /\n"
 		"  PMEMRAM_CONFIG_DIR  configuration directory instead of /etc/pmemram\n"
+		"  PMEMRAM_SOCKET      pmemramd's control socket instead of /run/pmemram/pmemramd.sock\n"
 		"  PMEMRAM_LOG         library log level: err, info or debug\n"
 		"\n"
 		"See pmemramctl(8).\n");

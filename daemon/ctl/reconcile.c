@@ -76,8 +76,12 @@ static int load_config_quiet(const char *dir, struct pmemram_config **ret, bool 
 	int r;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 1 : -CTL_EXIT_CONFIG;
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open %s: %m\n", program_invocation_short_name, dir);
+		return -CTL_EXIT_CONFIG;
+	}
 	r = pmemram_config_load(fd, ret, &errors);
 	if (r == -ENOENT)
 		return 1;
@@ -110,10 +114,12 @@ static void print_reconcile_json(struct json_object *o)
 		n = json_object_array_length(devices);
 		printf("%sDevices:\n", n ? "\n" : "");
 		for (size_t i = 0; i < n; i++) {
-			struct json_object *d = json_object_array_get_idx(devices, i), *verdict, *text;
+			struct json_object *d = json_object_array_get_idx(devices, i), *dev, *verdict, *text;
 
-			if (json_object_object_get_ex(d, "verdict", &verdict) && json_object_object_get_ex(d, "text", &text))
-				printf("  %-10s %s\n", json_object_get_string(verdict), json_object_get_string(text));
+			if (json_object_object_get_ex(d, "device", &dev) && json_object_object_get_ex(d, "verdict", &verdict) &&
+			    json_object_object_get_ex(d, "text", &text))
+				printf("  %-14s %-10s %s\n", json_object_get_string(dev), json_object_get_string(verdict),
+				       json_object_get_string(text));
 		}
 	}
 	if (json_object_object_get_ex(o, "error", &v))
@@ -410,7 +416,8 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	held = read_held();
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
-	r = pmemram_observe(ctx, &o);
+	/* Only block actions are taken here, and who maps a dax device does not bear on them. */
+	r = pmemram_observe_lazy(ctx, &o);
 	if (r < 0)
 		return ctl_read_failed(ctx, "the system state", r);
 	r = pmemram_plan_compute(config, &o->observed, &plan);

@@ -33,10 +33,43 @@ static int observe_dax(struct pmemram_ctx *ctx, struct pmemram_observation *o)
 		if (r < 0)
 			return r;
 	}
-	return pmemram_dax_users_scan(ctx, o->devices, o->dax->n_devices, &o->n_unreadable_processes);
+	return 0;
+}
+
+int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_observation *o)
+{
+	int r;
+
+	if (!ctx || !o)
+		return -EINVAL;
+	if (o->users_scanned)
+		return 0;
+	r = pmemram_dax_users_scan(ctx, o->devices, o->observed.n_devices, &o->n_unreadable_processes);
+	if (r < 0)
+		return r;
+	r = pmemram_mounts_scan(ctx, o->namespaces, o->observed.n_namespaces);
+	if (r < 0)
+		return r;
+	o->users_scanned = true;
+	return 0;
 }
 
 int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	int r;
+
+	r = pmemram_observe_lazy(ctx, &o);
+	if (r < 0)
+		return r;
+	r = pmemram_observation_scan_users(ctx, o);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **ret)
 {
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
 	struct pmemram_observed *v;
@@ -69,9 +102,6 @@ int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret)
 	if (r < 0)
 		return r;
 	v->namespaces = o->namespaces;
-	r = pmemram_mounts_scan(ctx, o->namespaces, v->n_namespaces);
-	if (r < 0)
-		return r;
 
 	r = pmemram_udev_rules_read(ctx, &v->udev);
 	if (r < 0)

@@ -409,7 +409,7 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		return 0;
 	}
 	if (ns->mounted) {
-		set_verdict(v, PMEMRAM_REASON_MOUNTED, "%s namespace in use (/dev/%s mounted or open); not converting",
+		set_verdict(v, PMEMRAM_REASON_MOUNTED, "%s namespace in use (/dev/%s mounted); not converting",
 			    mode ? mode : "?", ns->blockdev[0] ? ns->blockdev : "?");
 		return 0;
 	}
@@ -487,6 +487,15 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 
 	*ret = TAKE_PTR(plan);
 	return 0;
+}
+
+bool pmemram_plan_needs_users(const struct pmemram_plan *plan)
+{
+	for (size_t i = 0; plan && i < plan->n_actions; i++)
+		if (plan->actions[i].type == PMEMRAM_ACTION_DISABLE_DEVDAX ||
+		    plan->actions[i].type == PMEMRAM_ACTION_CONVERT_NAMESPACE)
+			return true;
+	return false;
 }
 
 bool pmemram_plan_has_refusals(const struct pmemram_plan *plan)

@@ -101,9 +101,15 @@ struct pmemram_observation {
 	struct pmemram_observed_dax *devices;
 	struct pmemram_observed_namespace *namespaces;
 	size_t n_unreadable_processes; /* see pmemram_dax_users_scan() */
+	bool users_scanned;	       /* mapped/mounted filled in (pmemram_observation_scan_users()) */
 };
 
 int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret);
+/* Everything but the users of dax devices and namespaces (every process's maps, the mounts): the
+ * expensive part, which only decisions to take a device from device_dax or convert a namespace
+ * need (see pmemram_plan_needs_users()).  Complete it with pmemram_observation_scan_users(). */
+int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **ret);
+int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_observation *o);
 struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_observation, pmemram_observation_free)

@@ -134,6 +134,9 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 			 struct pmemram_plan **ret);
 struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan);
 bool pmemram_plan_has_refusals(const struct pmemram_plan *plan);
+/* Whether a decision in the plan depends on who uses a device (an action that takes a dax device
+ * from device_dax or converts a namespace): then plan again with the users scanned. */
+bool pmemram_plan_needs_users(const struct pmemram_plan *plan);
 
 /* First and one-past-last block of [start, start + size) after alignment; -ERANGE when none fits. */
 int pmemram_block_range(uint64_t start, uint64_t size, uint64_t block_size, unsigned long *ret_first,

@@ -149,13 +149,24 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *obs = NULL;
 	int r;
 
-	r = pmemram_observe(ctx, &obs);
+	/* Scanning every process's maps is most of the cost of an observation, and only a plan
+	 * that takes a device from device_dax depends on it. */
+	r = pmemram_observe_lazy(ctx, &obs);
 	if (r < 0)
 		return r;
-	res->n_unreadable_processes = obs->n_unreadable_processes;
 	r = pmemram_plan_compute(config, &obs->observed, ret);
 	if (r < 0)
 		return r;
+	if (pmemram_plan_needs_users(*ret)) {
+		*ret = pmemram_plan_free(*ret);
+		r = pmemram_observation_scan_users(ctx, obs);
+		if (r < 0)
+			return r;
+		r = pmemram_plan_compute(config, &obs->observed, ret);
+		if (r < 0)
+			return r;
+	}
+	res->n_unreadable_processes = obs->n_unreadable_processes;
 	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
 	mark_failed(*ret, failed);
 	return 0;

@@ -66,6 +66,9 @@ void manager_log(struct manager *m, int priority, const char *const *fields, con
 	char msg[1024];
 	va_list args;
 
+	/* The daemon's own debug lines only with PMEMRAM_LOG=debug, like the library's. */
+	if (priority >= LOG_DEBUG && (!m->ctx || pmemram_ctx_get_log_priority(m->ctx) < LOG_DEBUG))
+		return;
 	va_start(args, format);
 	(void)vsnprintf(msg, sizeof(msg), format, args);
 	va_end(args);

@@ -127,6 +127,31 @@ static void test_observe(void **state)
 	assert_string_equal(v->udev.rule, FAKE_UDEV_RULE);
 }
 
+/* The lazy observation leaves out who maps and mounts what, until asked; then it equals the full one. */
+static void test_observe_lazy(void **state)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	const struct pmemram_observed *v;
+
+	assert_int_equal(pmemram_observe_lazy(ENV(state)->ctx, &o), 0);
+	v = &o->observed;
+	assert_false(o->users_scanned);
+	assert_int_equal(v->n_devices, 2);
+	assert_false(v->devices[1].mapped);
+	assert_string_equal(v->devices[1].mapped_by, "");
+	assert_false(v->namespaces[0].mounted);
+	assert_true(v->udev.onlines_memory);
+
+	assert_int_equal(pmemram_observation_scan_users(ENV(state)->ctx, o), 0);
+	assert_true(o->users_scanned);
+	assert_true(v->devices[1].mapped);
+	assert_string_equal(v->devices[1].mapped_by, FAKE_DAX_USER);
+	assert_true(v->namespaces[0].mounted);
+	assert_false(v->namespaces[1].mounted);
+	/* A second call does not scan again. */
+	assert_int_equal(pmemram_observation_scan_users(ENV(state)->ctx, o), 0);
+}
+
 static void test_observe_stock(void **state)
 {
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
@@ -175,6 +200,7 @@ int main(void)
 		FAKE_TEST(test_namespaces_variants, fake_env_setup_hmat),
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
+		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),
 		cmocka_unit_test(test_failures),
 	};

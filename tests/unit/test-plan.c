@@ -261,6 +261,8 @@ static void test_fresh_devdax(void **state)
 	assert_int_equal(p->verdicts[0].n_blocks, 7);
 	assert_int_equal(p->n_unmatched, 0);
 	assert_false(pmemram_plan_has_refusals(p));
+	/* Taking dax0.0 from device_dax depends on whether a process maps it. */
+	assert_true(pmemram_plan_needs_users(p));
 }
 
 static void test_converged(void **state)
@@ -290,6 +292,8 @@ static void test_partial(void **state)
 		expect_action(p, i, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", FIRST + 3 + i);
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
 		       "3 of 7 blocks online as movable; 4 to online, 0 to move from another zone");
+	/* Onlining kmem's blocks does not depend on who maps what. */
+	assert_false(pmemram_plan_needs_users(p));
 	assert_int_equal(converge(&w, CLAIM_UUID), 4);
 }
 
@@ -579,7 +583,7 @@ static void test_namespaces(void **state)
 
 	w.namespaces[0].mounted = true;
 	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_MOUNTED,
-		       "fsdax namespace in use (/dev/pmem0 mounted or open); not converting");
+		       "fsdax namespace in use (/dev/pmem0 mounted); not converting");
 }
 
 static void test_output(void **state)
