@@ -7,7 +7,6 @@ set -u
 
 plan 5
 report=$PMEMRAM_OUT/report.txt
-dev=dax0.0
 
 section() { printf '\n=== %s ===\n' "$*" >>"$report"; }
 show() {
@@ -54,18 +53,24 @@ for f in enabled reason order; do
 		printf 'effective %s: %s\n' "$f" "$(cat "/sys/kernel/mm/shuffle/$f")" >>"$report"
 done
 
-must "create a devdax namespace" ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
+uuid=$(new_uuid)
+must "initialise the label area" init_labels
+dev=$(mkns demo devdax all "$uuid") || bail "cannot create a devdax namespace"
 before_kb=$(meminfo_kb MemTotal)
 state "BEFORE: $dev is a device-dax character device"
-section "daxctl reconfigure-device --mode=system-ram $dev"
-start=$(date +%s.%N)
-ok "daxctl reconfigure-device --mode=system-ram" \
-	daxctl reconfigure-device --mode=system-ram "$dev"
-awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "took %.2f s\n", b - a }' >>"$report"
+section "pmemramctl claim demo --uuid $uuid (pmemramd does the rest)"
+start=$EPOCHREALTIME
+show pmemramctl claim demo --uuid "$uuid"
+systemctl start pmemramd.service
+wait_for 60 '[ "$(daemon_verdict "$dev")" = "converged none" ]'
+awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "claimed and online in %.2f s\n", b - a }' >>"$report"
+show cat "/etc/pmemram/pmemram.conf.d/50-pmemramctl-demo.conf"
+show journalctl -b -u pmemramd --no-pager -o cat
 state "AFTER: $dev is System RAM on node $(cat /sys/bus/dax/devices/$dev/target_node)"
 after_kb=$(meminfo_kb MemTotal)
 printf '\nMemTotal grew by %d MiB\n' $(((after_kb - before_kb) >> 10)) >>"$report"
 
+is "pmemramd reports $dev converged" "$(daemon_verdict "$dev")" "converged none"
 ok "the report shows a direct-mapped cache" grep -q "direct-mapped" "$report"
 ok "MemTotal grew" test "$after_kb" -gt "$before_kb"
 ok "node 2 has memory now" test "$(node_mem_mb 2)" -gt 0

@@ -152,11 +152,12 @@ dev_driver() { basename "$(readlink "/sys/bus/dax/devices/$1/driver" 2>/dev/null
 # wait_for SECONDS 'SHELL CONDITION': evaluate the condition (in this shell,
 # afresh each time) every 0.2 s until it holds; fails on timeout.
 wait_for() {
-	local n=$(($1 * 5))
-	while [ "$n" -gt 0 ]; do
+	# The counter's name must not hide a variable the condition uses.
+	local _wait_for_left=$(($1 * 5))
+	while [ "$_wait_for_left" -gt 0 ]; do
 		eval "$2" >/dev/null 2>&1 && return 0
 		sleep 0.2
-		n=$((n - 1))
+		_wait_for_left=$((_wait_for_left - 1))
 	done
 	echo "still false after $1 s: $2" >&2
 	return 1
@@ -166,6 +167,14 @@ wait_for() {
 daemon_verdict() {
 	pmemramctl status --json |
 		jq -r --arg d "$1" '.daemon.reconcile.plan.devices[]? | select(.device == $d) | "\(.verdict) \(.reason)"'
+}
+
+# converged_after T: the monotonic time (seconds) of pmemramd's first
+# "converged" reconcile logged after monotonic time T (seconds); empty if none.
+converged_after() {
+	timeout 60 journalctl -b -u pmemramd -o json |
+		jq -r --argjson t "$1" 'select((.MESSAGE | test("converged")) and ((.__MONOTONIC_TIMESTAMP | tonumber) / 1e6 > $t))
+			| (.__MONOTONIC_TIMESTAMP | tonumber) / 1e6' | head -n 1
 }
 
 # new_uuid: a fresh namespace UUID.

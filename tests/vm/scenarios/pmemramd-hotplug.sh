@@ -31,21 +31,14 @@ ndctl create-namespace -r region1 -m devdax -a 2M -s $((3 * bs)) >"$PMEMRAM_OUT/
 dev=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-hot.json")
 n=$(dev_blocks "$dev" | grep -c .)
 note "$dev on region1, $n whole blocks"
-# Poll for the last block; /proc/uptime and the uevent's stamp share a clock.
-t_done=
-for _ in $(seq 1500); do
-	if [ "$(dev_state "$dev")" = "$n online Movable" ]; then
-		t_done=$(cut -d' ' -f1 /proc/uptime)
-		break
-	fi
-	sleep 0.02
-done
+ok "all $n blocks of $dev came online as Movable" wait_for 60 '[ "$(dev_state "$dev")" = "$n online Movable" ]'
 kill "$mon" 2>/dev/null
 t_add=$(sed -n "s/^KERNEL\[\([0-9.]*\)\] add .*\/$dev (dax)$/\1/p" "$PMEMRAM_OUT/uevents.txt" | head -n 1)
-ok "all $n blocks of $dev came online as Movable" test -n "$t_done"
-ok "the kernel's add uevent for $dev was seen" test -n "$t_add"
+# pmemramd logs "converged" once every block is verified online.
+t_done=$([ -z "$t_add" ] || converged_after "$t_add")
+ok "the add uevent and pmemramd's converged reconcile after it were both seen" test -n "$t_add" -a -n "$t_done"
 [ -z "$t_done" ] || [ -z "$t_add" ] ||
-	note "figure: udev add event to last block online: $(awk -v a="$t_add" -v d="$t_done" 'BEGIN { printf "%.0f", (d - a) * 1000 }') ms ($n blocks, 20 ms polling)"
+	note "figure: add uevent to pmemramd's converged reconcile (daemon started by the uevent): $(awk -v a="$t_add" -v d="$t_done" 'BEGIN { printf "%.0f", (d - a) * 1000 }') ms ($n blocks)"
 is "pmemramd was started by the uevent" "$(systemctl is-active pmemramd.service)" active
 is "daemon: $dev converged under claim hot" \
 	"$(pmemramctl status --json | jq -r --arg d "$dev" '.daemon.reconcile.plan.devices[] | select(.device == $d) | "\(.verdict) \(.claim)"')" \

@@ -6,7 +6,7 @@
 set -u
 . ./lib.sh
 
-plan 34
+plan 36
 conf=/etc/pmemram/pmemram.conf
 dropins=/etc/pmemram/pmemram.conf.d
 base_kb=$(meminfo_kb MemTotal)
@@ -86,6 +86,18 @@ pmemramctl reconcile >/dev/null
 is "a reconcile leaves the held $D alone" "$(daemon_verdict "$D")" "ignored held"
 ok "pmemramctl reclaim $D" pmemramctl reclaim "$D"
 is "$D online again" "$(dev_state "$D")" "$nd online Movable"
+
+# Without the daemon, pmemram's udev rule onlines a claimed device's blocks
+# as the kernel adds them.
+must "stop pmemramd" systemctl stop pmemramd.service
+must "release $D without the daemon" pmemramctl release "$D"
+since=$(date '+%Y-%m-%d %H:%M:%S')
+must "bind kmem to $D without onlining" daxctl reconfigure-device --mode=system-ram --no-online "$D"
+ok "the udev rule (pmemramctl udev-online) onlines $D's blocks as Movable" \
+	wait_for 30 '[ "$(dev_state "$D")" = "$nd online Movable" ]'
+ok "udev-online logged what it did" \
+	sh -c "journalctl -t pmemramctl --since '$since' | grep -q 'udev-online: memory.*online in Movable (claim main)'"
+must "start pmemramd" systemctl start pmemramd.service
 
 # Restarts at every point of the work.  pmemram's udev rule would online the
 # blocks on its own (that is its job), so it is masked here to see what the
