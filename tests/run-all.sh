@@ -68,6 +68,29 @@ unit_check() {
 	timing "unit tests ($1)" $(($(date +%s) - s))
 }
 
+# The commands that change things, and pmemramd, under valgrind with nothing
+# claimed: claim/unclaim in a scratch configuration directory, and a daemon
+# on a scratch socket answering status and reconcile (which finds nothing to
+# do on this machine: nothing is claimed, so nothing is touched).
+vg_daemon_and_changes() {
+	local d=$1 t pid rc=0
+	t=$(mktemp -d)
+	export PMEMRAM_SOCKET=$t/pmemramd.sock
+	"${vg[@]}" "$d/pmemramctl" claim --config "$t/etc" vg --uuid 01234567-89ab-cdef-0123-456789abcdef &&
+		"${vg[@]}" "$d/pmemramctl" --json unclaim --config "$t/etc" vg >/dev/null &&
+		"${vg[@]}" "$d/pmemramctl" reconcile --local --config "$t/etc" >/dev/null || rc=1
+	PMEMRAM_CONFIG_DIR=$t/etc PMEMRAM_LOG_TARGET=stderr "${vg[@]}" "$d/pmemramd" --settle-timeout 0 &
+	pid=$!
+	for _ in $(seq 100); do [ -S "$PMEMRAM_SOCKET" ] && break; sleep 0.1; done
+	"${vg[@]}" "$d/pmemramctl" status --json >/dev/null &&
+		"${vg[@]}" "$d/pmemramctl" reconcile >/dev/null || rc=1
+	kill -TERM "$pid"
+	wait "$pid" || rc=1
+	unset PMEMRAM_SOCKET
+	rm -rf "$t"
+	return "$rc"
+}
+
 if [ "$unit" = 1 ]; then
 	unit_check gcc gcc
 	unit_check clang clang
@@ -81,6 +104,7 @@ if [ "$unit" = 1 ]; then
 		"${vg[@]}" ./pmemramctl status --json >/dev/null &&
 		"${vg[@]}" ./pmemramctl status >/dev/null &&
 		"${vg[@]}" ./pmemramctl plan --json --config "$dir/no-such-dir" >/dev/null &&
+		vg_daemon_and_changes "$dir" &&
 		make -j"$(nproc)" distcheck) >"$log" 2>&1; then
 		add_counts "valgrind + distcheck" "1 passed, 0 failed"
 	else
