@@ -140,52 +140,6 @@ static int list_dropins(int dir_fd, char ***ret, struct pmemram_config_errors *e
 	return 0;
 }
 
-int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_config_errors *errors)
-{
-	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
-	_cleanup_(names_freep) char **dropins = NULL;
-	int r, result = 0;
-	bool found = false;
-
-	if (dir_fd < 0 || !ret)
-		return -EINVAL;
-
-	r = pmemram_config_new(&c);
-	if (r < 0)
-		return r;
-
-	r = load_file(c, dir_fd, PMEMRAM_CONFIG_MAIN, errors);
-	if (r > 0)
-		found = true;
-	else if (r < 0)
-		result = r;
-
-	r = list_dropins(dir_fd, &dropins, errors);
-	if (r < 0)
-		return r;
-
-	/* Keep going after a bad file: one run reports the errors of every file. */
-	for (size_t i = 0; dropins[i]; i++) {
-		r = load_file(c, dir_fd, dropins[i], errors);
-		if (r > 0)
-			found = true;
-		else if (r < 0 && result == 0)
-			result = r;
-	}
-
-	if (result < 0)
-		return result;
-	if (!found)
-		return -ENOENT;
-
-	r = pmemram_config_verify(c, errors);
-	if (r < 0)
-		return r;
-
-	*ret = TAKE_PTR(c);
-	return 0;
-}
-
 /* ---- one file swapped: pmemram_config_load_swapped() ---------------------------------------- */
 
 /* Read source below dir_fd, which must exist, and parse it as the file name (used in messages). */
@@ -256,18 +210,20 @@ static bool is_config_name(const char *name)
 	return base[0] != '.' && !strchr(base, '/') && len > 5 && streq(base + len - 5, ".conf");
 }
 
-/* As pmemram_config_load(), with name read from source (absent when source is NULL). */
-int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
-				struct pmemram_config_errors *errors)
+/*
+ * The main file, then the drop-ins in lexical order, then the checks across files.  With name
+ * (one of is_config_name()'s) that file is read from source instead, or left out when source is
+ * NULL; without name, what is on disk.  Keeps going after a bad file, so one run reports the
+ * errors of every file.
+ */
+static int load_all(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
+		    struct pmemram_config_errors *errors)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
 	_cleanup_(names_freep) char **dropins = NULL;
-	bool main_swapped, found = false;
+	bool main_swapped = name && streq(name, PMEMRAM_CONFIG_MAIN), found = false;
+	bool dropin_swapped = name && !main_swapped;
 	int r, result = 0;
-
-	if (dir_fd < 0 || !ret || !name || !is_config_name(name))
-		return -EINVAL;
-	main_swapped = streq(name, PMEMRAM_CONFIG_MAIN);
 
 	r = pmemram_config_new(&c);
 	if (r < 0)
@@ -282,14 +238,13 @@ int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source
 	else if (r < 0)
 		result = r;
 
-	r = main_swapped ? list_dropins(dir_fd, &dropins, errors)
-			 : list_dropins_swapped(dir_fd, name, source != NULL, &dropins, errors);
+	r = dropin_swapped ? list_dropins_swapped(dir_fd, name, source != NULL, &dropins, errors)
+			   : list_dropins(dir_fd, &dropins, errors);
 	if (r < 0)
 		return r;
 
-	/* Keep going after a bad file, as pmemram_config_load() does. */
 	for (size_t i = 0; dropins[i]; i++) {
-		if (!main_swapped && streq(dropins[i], name))
+		if (dropin_swapped && streq(dropins[i], name))
 			r = load_source(c, dir_fd, name, source, errors);
 		else
 			r = load_file(c, dir_fd, dropins[i], errors);
@@ -310,4 +265,20 @@ int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source
 
 	*ret = TAKE_PTR(c);
 	return 0;
+}
+
+int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_config_errors *errors)
+{
+	if (dir_fd < 0 || !ret)
+		return -EINVAL;
+	return load_all(dir_fd, NULL, NULL, ret, errors);
+}
+
+/* As pmemram_config_load(), with name read from source (absent when source is NULL). */
+int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
+				struct pmemram_config_errors *errors)
+{
+	if (dir_fd < 0 || !ret || !name || !is_config_name(name))
+		return -EINVAL;
+	return load_all(dir_fd, name, source, ret, errors);
 }
