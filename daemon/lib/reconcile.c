@@ -211,8 +211,7 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 		plan = pmemram_plan_free(plan);
 	}
 
-	/* Failures found in the last round are marked on the final plan too. */
-	mark_failed(plan, &failed);
+	/* The last plan came from observe_and_plan(), with every failure so far already marked. */
 	res->n_failed = failed.n;
 	res->plan = TAKE_PTR(plan);
 	if (failed.n > 0)
