@@ -12,7 +12,6 @@
 #include "pmemram-config.h"
 
 #define CLAIM_SCHEMA_VERSION 1
-#define DEFAULT_CONFIG_DIR "/etc/pmemram"
 /* The drop-in of claim NAME: PMEMRAM_CONFIG_DROPIN_DIR/DROPIN_PREFIX NAME .conf, first line DROPIN_MARKER. */
 #define DROPIN_PREFIX "50-pmemramctl-"
 #define DROPIN_MARKER "# Written by pmemramctl claim: do not edit."
@@ -217,17 +216,6 @@ static int edit_open(struct edit *e, bool create)
 	return CTL_EXIT_OK;
 }
 
-static void print_errors(const struct edit *e, const struct pmemram_config_errors *errors, int r)
-{
-	for (size_t i = 0; i < errors->n; i++)
-		fprintf(stderr, "%s/%s\n", e->dir, errors->msg[i]);
-	if (errors->n_dropped > 0)
-		fprintf(stderr, "%s: ... and %zu more errors\n", program_invocation_short_name, errors->n_dropped);
-	if (errors->n == 0)
-		fprintf(stderr, "%s: cannot load the configuration in %s: %s\n", program_invocation_short_name, e->dir,
-			strerror(-r));
-}
-
 /* The configuration as it is without our drop-in (with it, when it is not ours): 0 and *ret, or
  * -ENOENT when that is no configuration; otherwise the errors are printed under headline and an
  * exit code returned (positive). */
@@ -241,7 +229,7 @@ static int load_others(struct edit *e, const char *headline, struct pmemram_conf
 	if (r >= 0 || r == -ENOENT)
 		return r;
 	fprintf(stderr, "%s %s: %s; nothing was changed:\n", program_invocation_short_name, e->command, headline);
-	print_errors(e, &errors, r);
+	ctl_print_config_errors(e->dir, &errors, r);
 	return CTL_EXIT_CONFIG;
 }
 
@@ -568,7 +556,7 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 	if (r < 0) {
 		fprintf(stderr, "%s claim: the configuration would not load with %s; nothing was changed:\n",
 			program_invocation_short_name, e.path);
-		print_errors(&e, &errors, r);
+		ctl_print_config_errors(e.dir, &errors, r);
 		return CTL_EXIT_CONFIG;
 	}
 
@@ -635,17 +623,10 @@ static void claim_help(void)
 	       "  -o --online ZONE      movable (default: can be given back) or normal\n"
 	       "     --convert          let pmemramd turn the namespace into devdax first; only with\n"
 	       "                        --uuid: this DESTROYS the namespace's contents\n"
-	       "  -c --config DIR       Configuration directory (default $PMEMRAM_CONFIG_DIR or " DEFAULT_CONFIG_DIR ")\n"
+	       "  -c --config DIR       Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT ")\n"
 	       "  -j --json             Print JSON (schema in pmemramctl(8))\n"
 	       "  -h --help             Show this help\n",
 	       program_invocation_short_name);
-}
-
-static const char *config_dir_default(void)
-{
-	const char *dir = getenv("PMEMRAM_CONFIG_DIR");
-
-	return dir && *dir ? dir : DEFAULT_CONFIG_DIR;
 }
 
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
@@ -670,7 +651,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		[PMEMRAM_MATCH_ALL_DEVDAX] = "--all-devdax",
 	};
 	struct claim_args a = { .match = _PMEMRAM_MATCH_MAX, .zone = PMEMRAM_ZONE_MOVABLE };
-	const char *dir = config_dir_default(), *name;
+	const char *dir = ctl_config_dir(), *name;
 	bool json = g->json;
 	int c;
 
@@ -808,7 +789,7 @@ static void unclaim_help(void)
 	       "Unclaiming does not give memory back: what the claim brought online stays\n"
 	       "system RAM until 'pmemramctl release DEVICE'.\n"
 	       "\n"
-	       "  -c --config DIR   Configuration directory (default $PMEMRAM_CONFIG_DIR or " DEFAULT_CONFIG_DIR ")\n"
+	       "  -c --config DIR   Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT ")\n"
 	       "  -j --json         Print JSON (schema in pmemramctl(8))\n"
 	       "  -h --help         Show this help\n",
 	       program_invocation_short_name);
@@ -822,7 +803,7 @@ int cmd_unclaim(const struct ctl_globals *g, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{},
 	};
-	const char *dir = config_dir_default();
+	const char *dir = ctl_config_dir();
 	bool json = g->json;
 	int c;
 

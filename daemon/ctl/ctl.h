@@ -34,6 +34,15 @@ int ctl_read_failed(struct pmemram_ctx *ctx, const char *what, int r);
 int ctl_usage_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* After getopt returned '?': name the offending option; returns CTL_EXIT_USAGE. */
 int ctl_unknown_option(const char *command, char **argv);
+/* The configuration directory: $PMEMRAM_CONFIG_DIR or PMEMRAM_CONFIG_DIR_DEFAULT. */
+const char *ctl_config_dir(void);
+/* Print the messages of a failed load of the configuration in dir (or, without any, r's meaning). */
+struct pmemram_config_errors;
+void ctl_print_config_errors(const char *dir, const struct pmemram_config_errors *errors, int r);
+/* Load the configuration in dir: CTL_EXIT_OK with *ret, which is empty (and *ret_configured false)
+ * when there is none, said on stderr unless quiet; else an exit code, the errors printed. */
+struct pmemram_config;
+int ctl_load_config(const char *dir, bool quiet, struct pmemram_config **ret, bool *ret_configured);
 /* Flush stdout at the end of a command: CTL_EXIT_OK, or CTL_EXIT_SYSTEM with a message. */
 int ctl_flush_stdout(void);
 /* Print root as pretty JSON when complete (every value was added) and drop it either way;

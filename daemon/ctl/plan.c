@@ -1,5 +1,4 @@
 /* pmemramctl plan: what reconcile would do to the running system under the configuration, touching nothing. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
 
@@ -8,45 +7,6 @@
 #include "pmemram-observe.h"
 
 #define PLAN_SCHEMA_VERSION 1
-#define DEFAULT_CONFIG_DIR "/etc/pmemram"
-
-/* Load the configuration in dir: CTL_EXIT_OK with *ret (empty when there is none), else an exit code. */
-static int load_config(const char *dir, struct pmemram_config **ret, bool *ret_configured)
-{
-	_cleanup_(closep) int fd = -1;
-	struct pmemram_config_errors errors = {};
-	int r;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT) {
-		fprintf(stderr, "%s: cannot open %s: %m\n", program_invocation_short_name, dir);
-		return CTL_EXIT_CONFIG;
-	}
-
-	r = fd < 0 ? -ENOENT : pmemram_config_load(fd, ret, &errors);
-	if (r == -ENOENT) {
-		fprintf(stderr, "%s: no configuration in %s: nothing is claimed\n", program_invocation_short_name, dir);
-		*ret_configured = false;
-		r = pmemram_config_new(ret);
-		if (r < 0) {
-			fprintf(stderr, "%s: %s\n", program_invocation_short_name, strerror(-r));
-			return CTL_EXIT_SYSTEM;
-		}
-		return CTL_EXIT_OK;
-	}
-	if (r < 0) {
-		for (size_t i = 0; i < errors.n; i++)
-			fprintf(stderr, "%s/%s\n", dir, errors.msg[i]);
-		if (errors.n_dropped > 0)
-			fprintf(stderr, "%s: ... and %zu more errors\n", program_invocation_short_name, errors.n_dropped);
-		if (errors.n == 0)
-			fprintf(stderr, "%s: cannot load the configuration in %s: %s\n", program_invocation_short_name,
-				dir, strerror(-r));
-		return CTL_EXIT_CONFIG;
-	}
-	*ret_configured = true;
-	return CTL_EXIT_OK;
-}
 
 static int print_json(const struct pmemram_plan *plan, const char *dir, bool configured,
 		      const struct pmemram_observation *o)
@@ -77,7 +37,7 @@ static void plan_help(void)
 	       "\n"
 	       "  -h --help         Show this help\n"
 	       "  -j --json         Print JSON (schema in pmemramctl(8))\n"
-	       "  -c --config DIR   Configuration directory (default $PMEMRAM_CONFIG_DIR or " DEFAULT_CONFIG_DIR ")\n",
+	       "  -c --config DIR   Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT ")\n",
 	       program_invocation_short_name);
 }
 
@@ -93,12 +53,9 @@ int cmd_plan(const struct ctl_globals *g, int argc, char **argv)
 	_cleanup_(pmemram_config_freep) struct pmemram_config *config = NULL;
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
-	const char *dir = getenv("PMEMRAM_CONFIG_DIR");
+	const char *dir = ctl_config_dir();
 	bool json = g->json, configured = false;
 	int c, r;
-
-	if (!dir || !*dir)
-		dir = DEFAULT_CONFIG_DIR;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hjc:", options, NULL)) >= 0) {
@@ -119,7 +76,7 @@ int cmd_plan(const struct ctl_globals *g, int argc, char **argv)
 	if (optind < argc)
 		return ctl_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 
-	r = load_config(dir, &config, &configured);
+	r = ctl_load_config(dir, false, &config, &configured);
 	if (r != CTL_EXIT_OK)
 		return r;
 

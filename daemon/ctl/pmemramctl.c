@@ -1,4 +1,5 @@
 /* pmemramctl: entry point, global options, subcommand dispatch and shared diagnostics. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <syslog.h>
@@ -7,6 +8,7 @@
 
 #include "ctl.h"
 #include "macro.h"
+#include "pmemram-config.h"
 
 static const struct {
 	const char *name;
@@ -121,6 +123,57 @@ int ctl_print_json(struct json_object *root, bool complete)
 		printf("%s\n", text);
 	json_object_put(root);
 	return text ? 0 : -ENOMEM;
+}
+
+const char *ctl_config_dir(void)
+{
+	const char *dir = getenv(PMEMRAM_CONFIG_DIR_ENV);
+
+	return dir && *dir ? dir : PMEMRAM_CONFIG_DIR_DEFAULT;
+}
+
+void ctl_print_config_errors(const char *dir, const struct pmemram_config_errors *errors, int r)
+{
+	for (size_t i = 0; i < errors->n; i++)
+		fprintf(stderr, "%s/%s\n", dir, errors->msg[i]);
+	if (errors->n_dropped > 0)
+		fprintf(stderr, "%s: ... and %zu more errors\n", program_invocation_short_name, errors->n_dropped);
+	if (errors->n == 0)
+		fprintf(stderr, "%s: cannot load the configuration in %s: %s\n", program_invocation_short_name, dir,
+			strerror(-r));
+}
+
+int ctl_load_config(const char *dir, bool quiet, struct pmemram_config **ret, bool *ret_configured)
+{
+	struct pmemram_config_errors errors = {};
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT) {
+		fprintf(stderr, "%s: cannot open %s: %m\n", program_invocation_short_name, dir);
+		return CTL_EXIT_CONFIG;
+	}
+
+	r = fd < 0 ? -ENOENT : pmemram_config_load(fd, ret, &errors);
+	if (r == -ENOENT) {
+		if (!quiet)
+			fprintf(stderr, "%s: no configuration in %s: nothing is claimed\n", program_invocation_short_name,
+				dir);
+		*ret_configured = false;
+		r = pmemram_config_new(ret);
+		if (r < 0) {
+			fprintf(stderr, "%s: %s\n", program_invocation_short_name, strerror(-r));
+			return CTL_EXIT_SYSTEM;
+		}
+		return CTL_EXIT_OK;
+	}
+	if (r < 0) {
+		ctl_print_config_errors(dir, &errors, r);
+		return CTL_EXIT_CONFIG;
+	}
+	*ret_configured = true;
+	return CTL_EXIT_OK;
 }
 
 int ctl_flush_stdout(void)

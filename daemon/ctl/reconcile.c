@@ -1,6 +1,6 @@
 /* pmemramctl reconcile, release, reclaim (through pmemramd) and udev-online (local, run by udev). */
-#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <syslog.h>
 
 #include <json-c/json.h>
@@ -12,85 +12,33 @@
 #include "pmemram-reconcile.h"
 #include "pmemram-release.h"
 
-#define DEFAULT_CONFIG_DIR "/etc/pmemram"
 #define CHANGE_TIMEOUT_S 600 /* a release migrates pages: it can take long */
 
-/* The devices pmemramd holds after a release (HELD in the socket's directory), NULL-terminated. */
-static char **read_held(void)
+/* The devices pmemramd holds after a release (PMEMRAM_HELD_FILE in the socket's directory). */
+struct held {
+	size_t n;
+	char *names[PMEMRAM_HELD_MAX];
+};
+
+static void held_read(struct held *h)
 {
-	char path[PATH_MAX], line[64], **v = NULL;
 	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
-	_cleanup_(fclosep) FILE *f = NULL;
-	size_t n = 0;
+	char dir[PATH_MAX];
 
-	if (!slash)
-		return calloc(1, sizeof(char *));
-	(void)snprintf(path, sizeof(path), "%.*s/held", (int)(slash - sock), sock);
-	f = fopen(path, "re");
-	v = calloc(1, sizeof(char *));
-	while (f && v && fgets(line, sizeof(line), f)) {
-		char **p;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (!*line)
-			continue;
-		p = realloc(v, (n + 2) * sizeof(char *));
-		if (!p)
-			break;
-		v = p;
-		v[n] = strdup(line);
-		if (!v[n])
-			break;
-		v[++n] = NULL;
-	}
-	return v;
+	h->n = 0;
+	if (!slash || (size_t)(slash - sock) >= sizeof(dir))
+		return;
+	memcpy(dir, sock, (size_t)(slash - sock));
+	dir[slash - sock] = '\0';
+	/* Unreadable is as good as absent here: pmemramd, when it runs, applies the holds itself. */
+	(void)pmemram_held_read(dir, h->names, &h->n);
 }
 
-static void strv_free(char **v)
+static void held_done(struct held *h)
 {
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-static void strv_freep(char ***v)
-{
-	strv_free(*v);
-	*v = NULL;
-}
-
-static size_t strv_len(char **v)
-{
-	size_t n = 0;
-
-	while (v && v[n])
-		n++;
-	return n;
-}
-
-/* Load the configuration in dir: 0 and *ret; 1 when there is none; CTL exit code (negated) on error. */
-static int load_config_quiet(const char *dir, struct pmemram_config **ret, bool verbose)
-{
-	struct pmemram_config_errors errors = {};
-	_cleanup_(closep) int fd = -1;
-	int r;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return 1;
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s: %m\n", program_invocation_short_name, dir);
-		return -CTL_EXIT_CONFIG;
-	}
-	r = pmemram_config_load(fd, ret, &errors);
-	if (r == -ENOENT)
-		return 1;
-	if (r < 0) {
-		for (size_t i = 0; verbose && i < errors.n; i++)
-			fprintf(stderr, "%s/%s\n", dir, errors.msg[i]);
-		return -CTL_EXIT_CONFIG;
-	}
-	return 0;
+	for (size_t i = 0; i < h->n; i++)
+		free(h->names[i]);
+	h->n = 0;
 }
 
 /* Human output of a reconcile reply (or of a local result converted to JSON). */
@@ -170,20 +118,18 @@ static int reconcile_local(const char *dir, bool json)
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
 	_cleanup_(pmemram_config_freep) struct pmemram_config *config = NULL;
 	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
-	_cleanup_(strv_freep) char **held = read_held();
+	_cleanup_(held_done) struct held held = {};
 	struct json_object *o = NULL;
-	struct pmemram_reconcile_options opts = { .held = (const char *const *)held, .n_held = strv_len(held) };
+	struct pmemram_reconcile_options opts = {};
+	bool configured;
 	int r;
 
-	r = load_config_quiet(dir, &config, true);
-	if (r < 0)
-		return -r;
-	if (r == 1) {
-		fprintf(stderr, "%s: no configuration in %s: nothing is claimed\n", program_invocation_short_name, dir);
-		r = pmemram_config_new(&config);
-		if (r < 0)
-			return CTL_EXIT_SYSTEM;
-	}
+	r = ctl_load_config(dir, false, &config, &configured);
+	if (r != CTL_EXIT_OK)
+		return r;
+	held_read(&held);
+	opts.held = (const char *const *)held.names;
+	opts.n_held = held.n;
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
@@ -207,12 +153,10 @@ int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv)
 		{},
 	};
 	struct json_object *reply = NULL;
-	const char *dir = getenv("PMEMRAM_CONFIG_DIR");
+	const char *dir = ctl_config_dir();
 	bool json = g->json, local = false;
 	int c, r;
 
-	if (!dir || !*dir)
-		dir = DEFAULT_CONFIG_DIR;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hjlc:", options, NULL)) >= 0) {
 		switch (c) {
@@ -390,9 +334,10 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
-	_cleanup_(strv_freep) char **held = NULL;
+	_cleanup_(held_done) struct held held = {};
 	struct pmemram_action actions[2];
-	const char *dir = getenv("PMEMRAM_CONFIG_DIR"), *name;
+	const char *dir = ctl_config_dir(), *name;
+	bool configured;
 	unsigned long block;
 	size_t n = 0;
 	char *end;
@@ -405,15 +350,13 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	block = strtoul(name + 6, &end, 10);
 	if (errno || end == name + 6 || *end)
 		return ctl_usage_error("udev-online", "'%s' is not a memory block name", name);
-	if (!dir || !*dir)
-		dir = DEFAULT_CONFIG_DIR;
 
-	r = load_config_quiet(dir, &config, true);
-	if (r == 1)
+	r = ctl_load_config(dir, true, &config, &configured);
+	if (r != CTL_EXIT_OK)
+		return r;
+	if (!configured)
 		return CTL_EXIT_OK; /* nothing claimed: not ours */
-	if (r < 0)
-		return -r;
-	held = read_held();
+	held_read(&held);
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
 	/* Only block actions are taken here, and who maps a dax device does not bear on them. */
@@ -423,7 +366,7 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	r = pmemram_plan_compute(config, &o->observed, &plan);
 	if (r < 0)
 		return CTL_EXIT_SYSTEM;
-	pmemram_plan_apply_holds(plan, (const char *const *)held, strv_len(held));
+	pmemram_plan_apply_holds(plan, (const char *const *)held.names, held.n);
 
 	for (size_t i = 0; i < plan->n_actions && n < ELEMENTSOF(actions); i++) {
 		const struct pmemram_action *a = &plan->actions[i];

@@ -16,6 +16,10 @@
 #define PMEMRAM_CONFIG_ERROR_MAX 256	      /* one message, with the NUL */
 #define PMEMRAM_UUID_STRING_MAX 37	      /* 8-4-4-4-12 hex digits and the NUL */
 
+/* The configuration directory, unless $PMEMRAM_CONFIG_DIR or an option says otherwise. */
+#define PMEMRAM_CONFIG_DIR_DEFAULT "/etc/pmemram"
+#define PMEMRAM_CONFIG_DIR_ENV "PMEMRAM_CONFIG_DIR"
+
 /* Names relative to the configuration directory (/etc/pmemram). */
 #define PMEMRAM_CONFIG_MAIN "pmemram.conf"
 #define PMEMRAM_CONFIG_DROPIN_DIR "pmemram.conf.d"

@@ -1,6 +1,8 @@
 /* The pmemramd control socket: where it is and what travels over it. */
 #pragma once
 
+#include <stddef.h>
+
 /*
  * A stream socket, one request per connection: the client writes one JSON object and a newline,
  * pmemramd answers with one JSON object and a newline and closes.  Every reply has "ok" (boolean);
@@ -19,3 +21,13 @@
 #define PMEMRAM_SOCKET_ENV "PMEMRAM_SOCKET" /* overrides the path, for tests */
 #define PMEMRAM_REQUEST_MAX 4096	    /* bytes of one request, with the newline */
 #define PMEMRAM_PROTOCOL_VERSION 1
+
+/* The devices given back with release, one name per line, in the socket's directory: pmemramd
+ * writes the file; pmemramctl's local paths (reconcile --local, udev-online) honour it too. */
+#define PMEMRAM_HELD_FILE "held"
+#define PMEMRAM_HELD_MAX 256
+
+/* Read dir/PMEMRAM_HELD_FILE into names[0..*ret_n) (malloc'ed; names has room for
+ * PMEMRAM_HELD_MAX), skipping empty lines and names with a '/': 0, also when the file is absent
+ * (*ret_n 0); -errno when it cannot be read. */
+int pmemram_held_read(const char *dir, char **names, size_t *ret_n);

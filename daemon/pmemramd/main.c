@@ -10,7 +10,6 @@
 #include "manager.h"
 #include "pmemram-protocol.h"
 
-#define DEFAULT_CONFIG_DIR "/etc/pmemram"
 #define DEFAULT_SETTLE_SEC 30
 #define DEFAULT_COALESCE_MSEC 200
 #define EXIT_CONFIG 78 /* EX_CONFIG: the unit does not restart on it */
@@ -23,7 +22,7 @@ static void help(void)
 	       "\n"
 	       "  -h --help               Show this help\n"
 	       "  -V --version            Show the version\n"
-	       "  -c --config DIR         Configuration directory (default $PMEMRAM_CONFIG_DIR or " DEFAULT_CONFIG_DIR ")\n"
+	       "  -c --config DIR         Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT ")\n"
 	       "  -s --socket PATH        Control socket (default $" PMEMRAM_SOCKET_ENV " or " PMEMRAM_SOCKET_PATH ")\n"
 	       "     --settle-timeout SEC Wait this long at start for claimed devices to appear before\n"
 	       "                          telling systemd we are ready (default %d, 0: do not wait)\n"
@@ -266,9 +265,9 @@ int main(int argc, char **argv)
 	char *slash;
 	int c, r;
 
-	m.config_dir = getenv("PMEMRAM_CONFIG_DIR");
+	m.config_dir = getenv(PMEMRAM_CONFIG_DIR_ENV);
 	if (!m.config_dir || !*m.config_dir)
-		m.config_dir = DEFAULT_CONFIG_DIR;
+		m.config_dir = PMEMRAM_CONFIG_DIR_DEFAULT;
 	if (!socket_path || !*socket_path)
 		socket_path = PMEMRAM_SOCKET_PATH;
 

@@ -14,7 +14,6 @@
 #include "manager.h"
 #include "pmemram-protocol.h"
 
-#define HELD_FILE "held"
 
 static uint64_t now_usec(clockid_t clock)
 {
@@ -108,8 +107,8 @@ static int save_held(struct manager *m)
 
 	if (!m->runtime_dir)
 		return 0;
-	(void)snprintf(path, sizeof(path), "%s/" HELD_FILE, m->runtime_dir);
-	(void)snprintf(tmp, sizeof(tmp), "%s/." HELD_FILE ".tmp", m->runtime_dir);
+	(void)snprintf(path, sizeof(path), "%s/" PMEMRAM_HELD_FILE, m->runtime_dir);
+	(void)snprintf(tmp, sizeof(tmp), "%s/." PMEMRAM_HELD_FILE ".tmp", m->runtime_dir);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
@@ -135,7 +134,7 @@ int manager_hold(struct manager *m, const char *device)
 {
 	if (manager_is_held(m, device))
 		return 0;
-	if (m->n_held >= MANAGER_MAX_HELD)
+	if (m->n_held >= PMEMRAM_HELD_MAX)
 		return -E2BIG;
 	m->held[m->n_held] = strdup(device);
 	if (!m->held[m->n_held])
@@ -157,26 +156,15 @@ int manager_unhold(struct manager *m, const char *device)
 
 int manager_load_held(struct manager *m)
 {
-	char path[PATH_MAX], line[64];
-	_cleanup_(fclosep) FILE *f = NULL;
+	int r;
 
 	if (!m->runtime_dir)
 		return 0;
-	(void)snprintf(path, sizeof(path), "%s/" HELD_FILE, m->runtime_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : negative_errno();
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!*line || strchr(line, '/') || m->n_held >= MANAGER_MAX_HELD)
-			continue;
-		m->held[m->n_held] = strdup(line);
-		if (!m->held[m->n_held])
-			return -ENOMEM;
-		m->n_held++;
-		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s)", line, path);
-	}
-	return 0;
+	r = pmemram_held_read(m->runtime_dir, m->held, &m->n_held);
+	for (size_t i = 0; r >= 0 && i < m->n_held; i++)
+		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s/" PMEMRAM_HELD_FILE ")", m->held[i],
+		     m->runtime_dir);
+	return r;
 }
 
 /* ---- reconcile ------------------------------------------------------------------------------- */

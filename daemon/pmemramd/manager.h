@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "pmemram-config.h"
+#include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
 #include "pmemram.h"
 
@@ -15,7 +16,6 @@ struct udev;
 struct udev_monitor;
 struct json_object;
 
-#define MANAGER_MAX_HELD 256
 #define MANAGER_CONFIG_ERRORS_MAX 4096 /* bytes of the last failed reload's messages */
 
 struct manager {
@@ -53,7 +53,7 @@ struct manager {
 	/* devices release gave back, kept in runtime_dir/held across restarts */
 	char *runtime_dir;
 	size_t n_held;
-	char *held[MANAGER_MAX_HELD];
+	char *held[PMEMRAM_HELD_MAX];
 
 	/* control socket */
 	char *socket_path;

@@ -9,6 +9,7 @@
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
+#include "pmemram-protocol.h"
 
 #define ENV(state) ((struct fake_env *)*(state))
 #define MiB (1024ULL * 1024)
@@ -152,6 +153,27 @@ static void test_observe_lazy(void **state)
 	assert_int_equal(pmemram_observation_scan_users(ENV(state)->ctx, o), 0);
 }
 
+/* The held file: one device per line; empty lines and names with '/' are not devices. */
+static void test_held_read(void **state)
+{
+	const char *dir = ENV(state)->udev; /* any scratch directory */
+	char *names[PMEMRAM_HELD_MAX];
+	size_t n = 99;
+
+	assert_int_equal(pmemram_held_read(dir, names, &n), 0);
+	assert_int_equal(n, 0); /* absent: nothing held */
+
+	assert_int_equal(fake_sysfs_write(dir, PMEMRAM_HELD_FILE, "dax0.0\n\n../dax9.9\ndax1.0\n"), 0);
+	assert_int_equal(pmemram_held_read(dir, names, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "dax0.0");
+	assert_string_equal(names[1], "dax1.0");
+	free(names[0]);
+	free(names[1]);
+
+	assert_int_equal(pmemram_held_read(NULL, names, &n), -EINVAL);
+}
+
 static void test_observe_stock(void **state)
 {
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
@@ -201,6 +223,7 @@ int main(void)
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
+		FAKE_TEST(test_held_read, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),
 		cmocka_unit_test(test_failures),
 	};
