@@ -111,6 +111,73 @@ int fake_sysfs_remove(const char *root, const char *path)
 	return nftw(full, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
 }
 
+int fake_sysfs_set_block(const char *root, unsigned long block, const char *state, const char *zones)
+{
+	char path[96];
+	int r;
+
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/state", block);
+	r = fake_sysfs_write(root, path, "%s\n", state);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/valid_zones", block);
+	return fake_sysfs_write(root, path, "%s\n", zones);
+}
+
+const char *fake_sysfs_read(const char *root, const char *path)
+{
+	static char buf[128];
+	char full[PATH_MAX];
+	FILE *file;
+	size_t n;
+
+	snprintf(full, sizeof(full), "%s/%s", root, path);
+	file = fopen(full, "re");
+	if (!file)
+		return "<absent>";
+	n = fread(buf, 1, sizeof(buf) - 1, file);
+	fclose(file);
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *fake_sysfs_block_attr(const char *root, unsigned long block, const char *attr)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/%s", block, attr);
+	return fake_sysfs_read(root, path);
+}
+
+const char *fake_sysfs_dax_driver(const char *root, const char *device)
+{
+	static char target[PATH_MAX];
+	char full[PATH_MAX];
+	ssize_t n;
+
+	snprintf(full, sizeof(full), "%s/bus/dax/devices/%s/driver", root, device);
+	n = readlink(full, target, sizeof(target) - 1);
+	if (n < 0)
+		return "";
+	target[n] = '\0';
+	return strrchr(target, '/') + 1;
+}
+
+int fake_sysfs_set_dax_driver(const char *root, const char *device, const char *driver)
+{
+	char path[96], target[96];
+	int r;
+
+	snprintf(path, sizeof(path), "bus/dax/devices/%s/driver", device);
+	r = fake_sysfs_remove(root, path);
+	if (!driver)
+		return r;
+	snprintf(target, sizeof(target), "../../../../bus/dax/drivers/%s", driver);
+	return fake_sysfs_symlink(root, path, target);
+}
+
 char *fake_sysfs_free(char *root)
 {
 	if (!root)

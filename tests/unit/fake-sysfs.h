@@ -37,6 +37,16 @@ int fake_sysfs_write(const char *root, const char *path, const char *format, ...
 int fake_sysfs_symlink(const char *root, const char *path, const char *target);
 /* Remove root/path, recursively for directories. */
 int fake_sysfs_remove(const char *root, const char *path);
+/* A memory block's state and valid_zones, as the kernel shows them. */
+int fake_sysfs_set_block(const char *root, unsigned long block, const char *state, const char *zones);
+/* Content of root/path without trailing newlines, in a static buffer ("<absent>" when missing). */
+const char *fake_sysfs_read(const char *root, const char *path);
+/* memoryN/attr read as fake_sysfs_read() does. */
+const char *fake_sysfs_block_attr(const char *root, unsigned long block, const char *attr);
+/* The driver a dax device's driver link names, in a static buffer ("" when unbound). */
+const char *fake_sysfs_dax_driver(const char *root, const char *device);
+/* Point a dax device's driver link at driver, or only remove it (NULL): the removal's result then. */
+int fake_sysfs_set_dax_driver(const char *root, const char *device, const char *driver);
 /* Remove the whole tree and free the path; returns NULL. */
 char *fake_sysfs_free(char *root);
 

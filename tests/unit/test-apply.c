@@ -45,59 +45,23 @@ _printf_(2, 3) static void record(struct fake *f, const char *format, ...)
 	va_end(args);
 }
 
+/* ---- the fake kernel --------------------------------------------------------------------- */
+
+/* The fake tree's view of a few files, through fake-sysfs's helpers. */
 static void write_block(struct fake *f, unsigned long block, const char *state, const char *zones)
 {
-	char path[96];
-
-	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/state", block);
-	assert_int_equal(fake_sysfs_write(f->env->root, path, "%s\n", state), 0);
-	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/valid_zones", block);
-	assert_int_equal(fake_sysfs_write(f->env->root, path, "%s\n", zones), 0);
-}
-
-/* Content of root/path without the newline, in a static buffer ("<absent>" when missing). */
-static const char *read_tree(struct fake *f, const char *path)
-{
-	static char buf[128];
-	char full[PATH_MAX];
-	FILE *file;
-	size_t n;
-
-	snprintf(full, sizeof(full), "%s/%s", f->env->root, path);
-	file = fopen(full, "re");
-	if (!file)
-		return "<absent>";
-	n = fread(buf, 1, sizeof(buf) - 1, file);
-	fclose(file);
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return buf;
+	assert_int_equal(fake_sysfs_set_block(f->env->root, block, state, zones), 0);
 }
 
 static const char *block_file(struct fake *f, unsigned long block, const char *attr)
 {
-	char path[96];
-
-	snprintf(path, sizeof(path), "devices/system/memory/memory%lu/%s", block, attr);
-	return read_tree(f, path);
+	return fake_sysfs_block_attr(f->env->root, block, attr);
 }
 
 static const char *driver_of(struct fake *f, const char *device)
 {
-	static char target[PATH_MAX];
-	char full[PATH_MAX];
-	ssize_t n;
-
-	snprintf(full, sizeof(full), "%s/bus/dax/devices/%s/driver", f->env->root, device);
-	n = readlink(full, target, sizeof(target) - 1);
-	if (n < 0)
-		return "";
-	target[n] = '\0';
-	return strrchr(target, '/') + 1;
+	return fake_sysfs_dax_driver(f->env->root, device);
 }
-
-/* ---- the fake kernel --------------------------------------------------------------------- */
 
 static int fake_set_block_state(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value)
 {
@@ -131,19 +95,11 @@ static int fake_set_block_state(struct pmemram_ctx *ctx, void *userdata, unsigne
 static int fake_rebind(struct pmemram_ctx *ctx, struct fake *f, const char *verb, const char *device,
 		       const char *driver)
 {
-	char path[96], target[96];
-
 	assert_non_null(ctx);
 	record(f, "%s %s", verb, device);
 	if (f->device_error || f->device_lies)
 		return f->device_error;
-	snprintf(path, sizeof(path), "bus/dax/devices/%s/driver", device);
-	if (!driver)
-		assert_int_equal(fake_sysfs_remove(f->env->root, path), 0);
-	else {
-		snprintf(target, sizeof(target), "../../../../bus/dax/drivers/%s", driver);
-		assert_int_equal(fake_sysfs_symlink(f->env->root, path, target), 0);
-	}
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, device, driver), 0);
 	return 0;
 }
 
