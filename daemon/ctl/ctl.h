@@ -25,6 +25,7 @@ int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv);
 int cmd_release(const struct ctl_globals *g, int argc, char **argv);
 int cmd_reclaim(const struct ctl_globals *g, int argc, char **argv);
 int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv);
+int cmd_cache_report(const struct ctl_globals *g, int argc, char **argv);
 
 /* Open the library context (sysfs root from $PMEMRAM_SYSFS_ROOT); diagnostics on stderr. */
 int ctl_ctx_new(struct pmemram_ctx **ret_ctx);

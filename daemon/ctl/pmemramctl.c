@@ -23,6 +23,7 @@ static const struct {
 	{ "udev-online", cmd_udev_online, "Online one hot-added memory block if a claim covers it (for udev)" },
 	{ "claim", cmd_claim, "Write (or replace) pmemramctl's drop-in for a claim, then reload pmemramd" },
 	{ "unclaim", cmd_unclaim, "Remove pmemramctl's drop-in for a claim (memory stays RAM: see release)" },
+	{ "cache-report", cmd_cache_report, "Model processes' pages in the direct-mapped memory-side caches" },
 };
 
 static void help(FILE *f)

@@ -67,6 +67,42 @@ int pmemram_parse_u64(const char *s, int base, uint64_t *ret)
 	return 0;
 }
 
+int pmemram_parse_size(const char *s, uint64_t *ret)
+{
+	static const char units[] = "KMGTPE";
+	size_t len, digits;
+	unsigned shift = 0;
+	uint64_t v;
+	int r;
+
+	if (!s || !ret)
+		return -EINVAL;
+
+	len = trimmed_len(s);
+	digits = strspn(s, "0123456789");
+	if (digits > len)
+		digits = len;
+	if (digits < len) {
+		const char *u = strchr(units, s[digits] & ~0x20);
+		size_t rest = len - digits;
+
+		/* "128M", "128MiB", "128MB": all binary, as every memory size here is. */
+		if (!u || !*u || !(rest == 1 || (rest == 2 && (s[digits + 1] == 'B' || s[digits + 1] == 'b')) ||
+				   (rest == 3 && s[digits + 1] == 'i' && (s[digits + 2] == 'B' || s[digits + 2] == 'b'))))
+			return -EINVAL;
+		shift = 10 * (unsigned)(u - units + 1);
+	}
+
+	r = parse_digits(s, digits, 10, &v);
+	if (r < 0)
+		return r;
+	if (v > (UINT64_MAX >> shift))
+		return -ERANGE;
+
+	*ret = v << shift;
+	return 0;
+}
+
 int pmemram_parse_int(const char *s, int *ret)
 {
 	bool negative = false;

@@ -76,6 +76,8 @@ struct pmemram_meminfo_line {
 
 int pmemram_parse_u64(const char *s, int base, uint64_t *ret);
 int pmemram_parse_int(const char *s, int *ret);
+/* "134217728", "128K", "128M", "128MiB", "1G", "1GB" (K..E, always binary): bytes; -EINVAL, -ERANGE. */
+int pmemram_parse_size(const char *s, uint64_t *ret);
 int pmemram_parse_bool(const char *s, bool *ret);
 int pmemram_parse_range_list(const char *s, struct pmemram_nodemask *ret);
 int pmemram_parse_valid_zones(const char *s, struct pmemram_zones *ret);

@@ -204,13 +204,40 @@ static void test_names(void **state)
 	assert_string_equal(pmemram_format_size(UINT64_MAX, buf, sizeof(buf)), "16.0 EiB");
 }
 
+static void test_size(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(pmemram_parse_size("134217728", &v), 0);
+	assert_int_equal(v, 134217728);
+	assert_int_equal(pmemram_parse_size("128M", &v), 0);
+	assert_int_equal(v, UINT64_C(128) << 20);
+	assert_int_equal(pmemram_parse_size("128MiB\n", &v), 0);
+	assert_int_equal(v, UINT64_C(128) << 20);
+	assert_int_equal(pmemram_parse_size("2g", &v), 0);
+	assert_int_equal(v, UINT64_C(2) << 30);
+	assert_int_equal(pmemram_parse_size("4KB", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(pmemram_parse_size("15E", &v), 0);
+	assert_int_equal(v, UINT64_C(15) << 60);
+	assert_int_equal(pmemram_parse_size("16E", &v), -ERANGE);
+	assert_int_equal(pmemram_parse_size("", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("M", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("12X", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("12Mi", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("12MiBs", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("-1M", &v), -EINVAL);
+	assert_int_equal(pmemram_parse_size("1.5G", &v), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),	    cmocka_unit_test(test_int_bool),
 		cmocka_unit_test(test_range_list),  cmocka_unit_test(test_valid_zones),
 		cmocka_unit_test(test_meminfo),	    cmocka_unit_test(test_log_priority),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names),	    cmocka_unit_test(test_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
