@@ -1,0 +1,88 @@
+/* page_alloc.shuffle in the boot loader's configuration: kernel command line editing, reading and writing it. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+
+#define PMEMRAM_SHUFFLE_PARAM "page_alloc.shuffle"
+
+/*
+ * Kernel command line editing.  Words are split on blanks (space, tab, newline) as the kernel does,
+ * with double quotes protecting blanks inside a word (param="a b").  A word "KEY" or "KEY=VALUE" is
+ * a parameter KEY.  As in the kernel's parser, a word's leading double quote is not part of its key,
+ * and '-' and '_' in keys are the same character (page-alloc.shuffle is page_alloc.shuffle).
+ */
+
+/* The value of the LAST occurrence of key before a bare "--" (the kernel applies them in order, the last
+ * wins): 1 and *ret_value (malloc'd; "" for a bare "KEY") when found, 0 and NULL when absent, -errno.
+ * The value loses its enclosing double quotes as the kernel drops them (KEY="a b" gives a b). */
+int pmemram_cmdline_get(const char *cmdline, const char *key, char **ret_value);
+
+/* How many words for key there are (the kernel's parameters only: none after a bare "--"), or -errno. */
+int pmemram_cmdline_count(const char *cmdline, const char *key);
+
+/* A new command line: every word for key removed, then " KEY=VALUE" appended when value is not NULL;
+ * every other word kept byte for byte and in order, words separated by one space, no leading or trailing
+ * blanks.  -EINVAL for a key or value that is empty or contains blanks, quotes or '=' (key only).
+ * The kernel hands the words after a bare "--" to init: those are kept as they are, and the new word
+ * goes before the "--". */
+int pmemram_cmdline_set(const char *cmdline, const char *key, const char *value, char **ret);
+
+enum pmemram_bootloader {
+	PMEMRAM_BOOTLOADER_NONE,	   /* neither file found: nothing can be written */
+	PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, /* ROOT/etc/kernel/cmdline exists (kernel-install, systemd-boot, UKIs) */
+	PMEMRAM_BOOTLOADER_GRUB,	   /* ROOT/etc/default/grub exists: pmemram's drop-in in grub.d */
+	_PMEMRAM_BOOTLOADER_MAX,
+};
+
+/* "none", "kernel-cmdline", "grub"; NULL when out of range. */
+const char *pmemram_bootloader_to_string(enum pmemram_bootloader b);
+
+#define PMEMRAM_KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+#define PMEMRAM_GRUB_DEFAULT_PATH "/etc/default/grub"
+#define PMEMRAM_GRUB_DROPIN_DIR "/etc/default/grub.d"
+#define PMEMRAM_GRUB_DROPIN_PATH PMEMRAM_GRUB_DROPIN_DIR "/60-pmemram.cfg"
+/* The drop-in's machine-readable line: this prefix, then the value it sets. */
+#define PMEMRAM_GRUB_MARKER "# pmemram-shuffle: "
+/* Largest boot configuration file read (/etc/kernel/cmdline, /etc/default/grub, the drop-in). */
+#define PMEMRAM_BOOT_FILE_MAX (64 * 1024)
+/* Replaces the path of update-grub when set ("" runs nothing); then it runs for any root, not only "/". */
+#define PMEMRAM_BOOT_UPDATE_COMMAND_ENV "PMEMRAM_BOOT_UPDATE_COMMAND"
+
+struct pmemram_bootparam {
+	enum pmemram_bootloader loader;
+	char path[PATH_MAX];	 /* the file pmemram writes (relative to root, e.g. "/etc/kernel/cmdline") */
+	bool present;		 /* the next boot's configuration sets page_alloc.shuffle */
+	char value[16];		 /* its value then ("1", "0", ...) */
+	bool written_by_pmemram; /* grub: our drop-in exists; kernel-cmdline: present (the file is shared) */
+};
+
+/* What the boot configuration under root (normally "/") will give the next boot for page_alloc.shuffle.
+ * /etc/kernel/cmdline wins when both exist.  For grub: our drop-in's value when the drop-in exists, else
+ * the value in /etc/default/grub's GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT (the simple
+ * KEY="...", KEY='...' and KEY=word forms; nothing is expanded).  0 with loader NONE when neither file
+ * exists; -E2BIG for a file over PMEMRAM_BOOT_FILE_MAX or a value that does not fit; -EBADMSG for a
+ * drop-in without the marker line; -errno.  *ret is untouched on failure. */
+int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret);
+
+struct pmemram_bootparam_change {
+	bool changed;		 /* a file was written or removed */
+	char path[PATH_MAX];	 /* relative to root */
+	char update_command[64]; /* "update-grub" (the basename of what ran) when it was run, "" when none */
+	int update_status;	 /* its exit status (128 + N for signal N), -1 when not run */
+};
+
+/*
+ * Make the next boot's configuration say page_alloc.shuffle=value (value "1" or "0"), or not set it
+ * at all as far as pmemram is concerned (value NULL: kernel-cmdline: remove the word; grub: remove
+ * our drop-in).  Idempotent: no write, no update tool and changed=false when already so.
+ *
+ * kernel-cmdline: the file rewritten with pmemram_cmdline_set(), atomically, mode kept.
+ * grub: the drop-in written atomically; it removes every page_alloc.shuffle word from GRUB_CMDLINE_LINUX
+ *   and GRUB_CMDLINE_LINUX_DEFAULT and appends one to GRUB_CMDLINE_LINUX_DEFAULT.  Then update-grub
+ *   runs when root is "/" and /usr/sbin or /sbin has it; $PMEMRAM_BOOT_UPDATE_COMMAND_ENV, when set,
+ *   names the command instead, for any root.  A non-zero exit status is -EIO after the file is written.
+ * NONE: -ENOENT; -EINVAL for another value.  ret is filled also on failure, ret->path naming the file
+ * at fault (the caller prints it with the error).
+ */
+int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_bootparam_change *ret);
