@@ -261,7 +261,7 @@ static struct json_object *json_node(const struct report *rep, const struct node
 	struct json_object *o = json_object_new_object(), *c;
 	bool ok = o;
 
-	ok &= json_add(o, "node", nr->node >= 0 ? json_object_new_int(nr->node) : json_object_new_null());
+	ok &= nr->node >= 0 ? json_add(o, "node", json_object_new_int(nr->node)) : json_add_null_value(o, "node");
 	ok &= json_add(o, "pages", json_object_new_uint64(nr->n));
 	ok &= json_add(o, "bytes", json_object_new_uint64(nr->n * rep->page_size));
 	ok &= json_add(o, "modelled", json_object_new_boolean(nr->modelled));

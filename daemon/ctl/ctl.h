@@ -69,3 +69,27 @@ int ctl_daemon_reload(void);
 /* ---- claim and unclaim (claim.c): pmemramctl's own drop-in per claim ---- */
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv);
 int cmd_unclaim(const struct ctl_globals *g, int argc, char **argv);
+
+/* ---- page shuffling policy (shuffle.c), also shown by status ---- */
+#include "pmemram-shuffle-policy.h"
+
+struct ctl_shuffle {
+	struct pmemram_shuffle kernel;
+	struct pmemram_topology *topology; /* read unless already set */
+	char *cmdline;			   /* /proc/cmdline */
+	struct pmemram_bootparam boot;
+	struct pmemram_shuffle_policy policy;
+};
+
+int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv);
+/* $PMEMRAM_BOOT_ROOT or "/": where etc/kernel/cmdline and etc/default/grub are looked for. */
+const char *ctl_boot_root(void);
+/* Read the kernel's state, command line and boot configuration and evaluate policy: CTL_EXIT_OK, or an
+ * exit code with the message printed. */
+int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, struct ctl_shuffle *s);
+void ctl_shuffle_done(struct ctl_shuffle *s);
+/* "FILE:LINE" of the configuration's shuffle key in buf, or NULL when it was not set (the default). */
+const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size);
+/* Human lines (state, policy with origin "FILE:LINE" or NULL, command lines), and the JSON object. */
+void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin);
+struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *policy_origin);

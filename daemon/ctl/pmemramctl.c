@@ -23,6 +23,7 @@ static const struct {
 	{ "udev-online", cmd_udev_online, "Online one hot-added memory block if a claim covers it (for udev)" },
 	{ "claim", cmd_claim, "Write (or replace) pmemramctl's drop-in for a claim, then reload pmemramd" },
 	{ "unclaim", cmd_unclaim, "Remove pmemramctl's drop-in for a claim (memory stays RAM: see release)" },
+	{ "shuffle", cmd_shuffle, "Show the page shuffling policy; 'shuffle apply' writes it to the boot loader" },
 	{ "cache-report", cmd_cache_report, "Model processes' pages in the direct-mapped memory-side caches" },
 };
 
@@ -50,6 +51,7 @@ static void help(FILE *f)
 		"  PMEMRAM_UDEV_ROOT   look for etc/udev/rules.d and friends below this directory, not /\n"
 		"  PMEMRAM_CONFIG_DIR  configuration directory instead of /etc/pmemram\n"
 		"  PMEMRAM_SOCKET      pmemramd's control socket instead of /run/pmemram/pmemramd.sock\n"
+		"  PMEMRAM_BOOT_ROOT   look for etc/kernel/cmdline and etc/default/grub below this directory\n"
 		"  PMEMRAM_LOG         library log level: err, info or debug\n"
 		"\n"
 		"See pmemramctl(8).\n");

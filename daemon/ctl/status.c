@@ -15,7 +15,9 @@ struct status {
 	struct pmemram_memory *memory;
 	struct pmemram_memory_summary *summary;
 	struct pmemram_dax_list *dax;
-	struct pmemram_shuffle shuffle;
+	struct ctl_shuffle shuffle; /* kernel state and the policy; its topology is ours */
+	const char *policy_origin;  /* FILE:LINE of the shuffle key, or why the policy is assumed */
+	char origin_buf[PATH_MAX + 16];
 	struct json_object *daemon; /* pmemramd's status reply; NULL when it is not running */
 	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
 };
@@ -26,8 +28,27 @@ static void status_done(struct status *s)
 	s->summary = pmemram_memory_summary_free(s->summary);
 	s->memory = pmemram_memory_free(s->memory);
 	s->dax = pmemram_dax_list_free(s->dax);
+	s->shuffle.topology = NULL; /* freed above */
+	ctl_shuffle_done(&s->shuffle);
 	json_object_put(s->daemon);
 	s->daemon = NULL;
+}
+
+/* The shuffle policy needs the configuration; status still works without one that loads. */
+static int status_read_shuffle(struct pmemram_ctx *ctx, struct status *s)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *config = NULL;
+	enum pmemram_config_shuffle policy = PMEMRAM_CONFIG_SHUFFLE_AUTO;
+	bool configured;
+
+	if (ctl_load_config(ctl_config_dir(), true, &config, &configured) != CTL_EXIT_OK)
+		s->policy_origin = "the configuration does not load: auto assumed";
+	else {
+		policy = config->shuffle;
+		s->policy_origin = ctl_shuffle_policy_origin(config, s->origin_buf, sizeof(s->origin_buf));
+	}
+	s->shuffle.topology = s->topology;
+	return ctl_shuffle_read(ctx, policy, &s->shuffle);
 }
 
 static int status_read(struct pmemram_ctx *ctx, struct status *s)
@@ -48,9 +69,9 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 	r = pmemram_dax_list_read(ctx, &s->dax);
 	if (r < 0)
 		return ctl_read_failed(ctx, "dax devices", r);
-	r = pmemram_shuffle_read(ctx, &s->shuffle);
-	if (r < 0)
-		return ctl_read_failed(ctx, "page shuffling state", r);
+	r = status_read_shuffle(ctx, s);
+	if (r != CTL_EXIT_OK)
+		return r;
 	/* What the daemon decided (refusals and why) only it knows; without it, status still works. */
 	s->daemon_r = ctl_daemon_simple("status", NULL, 10, &s->daemon);
 	if (s->daemon_r < 0) {
@@ -71,6 +92,22 @@ static const char *node_kind(const struct pmemram_node *n)
 	if (n->has_cpu)
 		return "cpu-only";
 	return "empty";
+}
+
+/* The cache placement is about: the largest direct-mapped one, else the largest; NULL when none. */
+static const struct pmemram_cache *node_cache(const struct pmemram_node *n)
+{
+	const struct pmemram_cache *best = NULL;
+
+	for (size_t k = 0; k < n->n_caches; k++) {
+		const struct pmemram_cache *c = &n->caches[k];
+		bool dm = c->indexing == PMEMRAM_CACHE_DIRECT_MAPPED;
+
+		if (!best || (dm && best->indexing != PMEMRAM_CACHE_DIRECT_MAPPED) ||
+		    (dm == (best->indexing == PMEMRAM_CACHE_DIRECT_MAPPED) && c->size > best->size))
+			best = c;
+	}
+	return best;
 }
 
 static void print_nodes(const struct status *s)
@@ -158,22 +195,36 @@ static void print_blocks(const struct status *s)
 	}
 }
 
+/* Per node: the cache that matters for placement and whether its free lists are shuffled. */
 static void print_shuffle(const struct status *s)
 {
-	const struct pmemram_shuffle *sh = &s->shuffle;
+	const struct pmemram_shuffle *k = &s->shuffle.kernel;
+	char size[32];
 
-	switch (sh->source) {
-	case PMEMRAM_SHUFFLE_SYSFS:
-		printf("Page shuffling: %s (reason %s, order %d)\n", sh->enabled ? "enabled" : "disabled",
-		       sh->reason, sh->order);
-		break;
-	case PMEMRAM_SHUFFLE_PARAMETER:
-		printf("Page shuffling: page_alloc.shuffle=%s (stock kernel: effective state not reported)\n",
-		       sh->enabled ? "Y" : "N");
-		break;
-	default:
-		printf("Page shuffling: not available (kernel without CONFIG_SHUFFLE_PAGE_ALLOCATOR)\n");
-		break;
+	ctl_shuffle_print(&s->shuffle, s->policy_origin);
+	for (size_t i = 0; i < s->topology->n_nodes; i++) {
+		const struct pmemram_node *n = &s->topology->nodes[i];
+		const struct pmemram_cache *c = node_cache(n);
+
+		if (!n->has_memory)
+			continue;
+		printf("  node%-3d ", n->id);
+		if (!c)
+			printf("%-34s", "no memory-side cache");
+		else {
+			char text[64];
+
+			snprintf(text, sizeof(text), "%s %s cache", pmemram_format_size(c->size, size, sizeof(size)),
+				 pmemram_cache_indexing_to_string(c->indexing));
+			printf("%-34s", text);
+		}
+		if (k->source == PMEMRAM_SHUFFLE_SYSFS)
+			printf(" free lists %s (%s, order %d)", k->enabled ? "shuffled" : "not shuffled", k->reason, k->order);
+		else if (k->source == PMEMRAM_SHUFFLE_PARAMETER)
+			printf(" free lists %s", k->enabled ? "shuffled (page_alloc.shuffle=Y)" : "page_alloc.shuffle=N");
+		if (s->shuffle.policy.state != PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
+			printf("; pending: %s", pmemram_shuffle_policy_state_to_string(s->shuffle.policy.state));
+		printf("\n");
 	}
 }
 
@@ -276,7 +327,35 @@ static struct json_object *json_cache(int *err, const struct pmemram_cache *c)
 	return o;
 }
 
-static struct json_object *json_node(int *err, const struct pmemram_node *n)
+static struct json_object *json_node_shuffle(int *err, const struct status *s, const struct pmemram_node *n)
+{
+	const struct pmemram_shuffle *k = &s->shuffle.kernel;
+	const struct pmemram_cache *c = node_cache(n);
+	struct json_object *o = json_object_new_object();
+
+	json_add(err, o, "cache_present", json_object_new_boolean(c != NULL));
+	json_add(err, o, "direct_mapped", json_object_new_boolean(c && c->indexing == PMEMRAM_CACHE_DIRECT_MAPPED));
+	if (c)
+		json_add(err, o, "cache_size_bytes", json_object_new_uint64(c->size));
+	else
+		json_add_null(err, o, "cache_size_bytes");
+	if (k->source == PMEMRAM_SHUFFLE_UNAVAILABLE) {
+		json_add_null(err, o, "shuffled");
+		json_add_null(err, o, "reason");
+	} else {
+		json_add(err, o, "shuffled", json_object_new_boolean(k->enabled));
+		json_add(err, o, "reason", json_object_new_string(k->reason));
+	}
+	json_add_optional_int(err, o, "order", k->order);
+	if (s->shuffle.policy.state != PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
+		json_add(err, o, "pending",
+			 json_object_new_string(pmemram_shuffle_policy_state_to_string(s->shuffle.policy.state)));
+	else
+		json_add_null(err, o, "pending");
+	return o;
+}
+
+static struct json_object *json_node(int *err, const struct status *s, const struct pmemram_node *n)
 {
 	struct json_object *o = json_object_new_object(), *caches = json_object_new_array();
 
@@ -289,6 +368,7 @@ static struct json_object *json_node(int *err, const struct pmemram_node *n)
 	for (size_t k = 0; k < n->n_caches; k++)
 		json_append(err, caches, json_cache(err, &n->caches[k]));
 	json_add(err, o, "memory_side_caches", caches);
+	json_add(err, o, "shuffle", json_node_shuffle(err, s, n));
 
 	if (n->access0.present) {
 		struct json_object *a = json_object_new_object();
@@ -344,22 +424,6 @@ static struct json_object *json_block_node(int *err, const struct pmemram_memory
 	return o;
 }
 
-static struct json_object *json_shuffle(int *err, const struct pmemram_shuffle *sh)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_add(err, o, "source", json_object_new_string(pmemram_shuffle_source_to_string(sh->source)));
-	if (sh->source == PMEMRAM_SHUFFLE_UNAVAILABLE) {
-		json_add_null(err, o, "enabled");
-		json_add_null(err, o, "reason");
-	} else {
-		json_add(err, o, "enabled", json_object_new_boolean(sh->enabled));
-		json_add(err, o, "reason", json_object_new_string(sh->reason));
-	}
-	json_add_optional_int(err, o, "order", sh->order);
-	return o;
-}
-
 /* {"running": false, "socket": ...} or pmemramd's reply with "running": true in place of "ok". */
 static struct json_object *json_daemon(int *err, const struct status *s)
 {
@@ -389,7 +453,7 @@ static int print_json(const struct status *s)
 	json_add(&err, root, "sysfs_root", json_object_new_string(s->sysfs_root));
 
 	for (size_t i = 0; i < s->topology->n_nodes; i++)
-		json_append(&err, nodes, json_node(&err, &s->topology->nodes[i]));
+		json_append(&err, nodes, json_node(&err, s, &s->topology->nodes[i]));
 	json_add(&err, root, "nodes", nodes);
 
 	for (size_t i = 0; i < s->dax->n_devices; i++)
@@ -405,7 +469,7 @@ static int print_json(const struct status *s)
 	json_add(&err, memory, "nodes", per_node);
 	json_add(&err, root, "memory", memory);
 
-	json_add(&err, root, "shuffle", json_shuffle(&err, &s->shuffle));
+	json_add(&err, root, "shuffle", ctl_shuffle_json(&s->shuffle, s->policy_origin));
 
 	json_add(&err, root, "daemon", json_daemon(&err, s));
 

@@ -32,3 +32,15 @@ static inline bool json_append(struct json_object *array, struct json_object *it
 	}
 	return true;
 }
+
+/* Add key: null (json-c's null is the NULL pointer, which json_add() takes for a failed allocation). */
+static inline bool json_add_null_value(struct json_object *o, const char *key)
+{
+	return o && json_object_object_add(o, key, NULL) == 0;
+}
+
+/* Add key: s as a string, or null when s is NULL. */
+static inline bool json_add_string_or_null(struct json_object *o, const char *key, const char *s)
+{
+	return s ? json_add(o, key, json_object_new_string(s)) : json_add_null_value(o, key);
+}

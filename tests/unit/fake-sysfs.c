@@ -444,6 +444,7 @@ int fake_procfs_populate(const char *root)
 			       "22 21 0:5 / /dev rw,nosuid shared:2 - devtmpfs devtmpfs rw,size=1000k\n"
 			       "23 21 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
 			       "40 21 259:0 / /mnt/pmem rw,relatime shared:30 - ext4 /dev/pmem2 rw,dax=always\n"));
+	CHECK(fake_sysfs_write(root, "cmdline", "root=/dev/vda rw console=ttyS0\n"));
 	CHECK(fake_sysfs_write(root, "1/comm", "systemd\n"));
 	CHECK(fake_sysfs_write(root, "1/maps",
 			       "55d4c0a00000-55d4c0a2a000 r--p 00000000 fe:00 1311         /usr/lib/systemd/systemd\n"

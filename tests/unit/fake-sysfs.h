@@ -24,7 +24,7 @@ enum fake_kernel {
 int fake_sysfs_new(char **ret_root);
 /* Populate a tree for one kernel flavour. */
 int fake_sysfs_populate(const char *root, enum fake_kernel kind);
-/* A procfs: pid 1 (systemd), pid 4242 mapping /dev/dax1.0, a pid that exited, and
+/* A procfs: cmdline "root=/dev/vda rw console=ttyS0", pid 1 (systemd), pid 4242 mapping /dev/dax1.0, a pid that exited, and
  * self/mountinfo with pmem2 (259:0) mounted on /mnt/pmem. */
 int fake_procfs_populate(const char *root);
 /* A udev root: etc/udev/rules.d/60-pmemram.rules (ours), usr/lib/udev/rules.d/40-vendor.rules onlining

@@ -75,7 +75,7 @@ struct run *run_ctl_env(const char *const *env, const char *const *args)
 struct run *run_ctl(const char *root, ...)
 {
 	const char *args[16];
-	char *env[2] = {};
+	char *env[3] = {};
 	struct run *run;
 	size_t n = 0;
 	va_list ap;
@@ -87,8 +87,11 @@ struct run *run_ctl(const char *root, ...)
 	args[n] = NULL;
 
 	assert_true(asprintf(&env[0], "PMEMRAM_SYSFS_ROOT=%s", root) >= 0);
+	/* Not the host's boot loader files: none (the tree has no etc/). */
+	assert_true(asprintf(&env[1], "PMEMRAM_BOOT_ROOT=%s", root) >= 0);
 	run = run_ctl_env((const char *const *)env, args);
 	free(env[0]);
+	free(env[1]);
 	return run;
 }
 

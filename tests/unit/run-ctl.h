@@ -14,7 +14,7 @@ struct run {
 /* Run pmemramctl with args (NULL-terminated, without argv[0]) and the environment plus env
  * ("NAME=value", NULL-terminated), PMEMRAM_LOG unset.  Fails the test when it cannot run. */
 struct run *run_ctl_env(const char *const *env, const char *const *args);
-/* Shorthand: PMEMRAM_SYSFS_ROOT=root, then the arguments up to a NULL. */
+/* Shorthand: PMEMRAM_SYSFS_ROOT=root (and PMEMRAM_BOOT_ROOT=root, which has no boot loader files), then the arguments up to a NULL. */
 struct run *run_ctl(const char *root, ...);
 
 /* Value at a path like "nodes.1.memory_side_caches.0.indexing"; NULL for JSON null. */

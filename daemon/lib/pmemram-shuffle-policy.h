@@ -1,0 +1,47 @@
+/* The page-shuffle policy of pmemram.conf against the running kernel and the next boot's command line. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "pmemram-bootparam.h"
+#include "pmemram-config.h"
+#include "pmemram.h"
+
+enum pmemram_shuffle_policy_state {
+	PMEMRAM_SHUFFLE_POLICY_IN_EFFECT,   /* the running kernel is as the policy wants */
+	PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT,   /* the boot configuration is written; takes effect at next boot */
+	PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, /* the boot configuration differs: pmemramctl shuffle apply */
+	PMEMRAM_SHUFFLE_POLICY_NO_LOADER,   /* a parameter is needed but there is no boot configuration to write */
+	PMEMRAM_SHUFFLE_POLICY_IGNORED,	    /* the parameter is in force but the kernel did not follow it */
+	_PMEMRAM_SHUFFLE_POLICY_STATE_MAX,
+};
+
+const char *pmemram_shuffle_policy_state_to_string(enum pmemram_shuffle_policy_state s);
+
+struct pmemram_shuffle_policy {
+	enum pmemram_config_shuffle policy;
+	/* What pmemram wants in the boot configuration: "1", "0", or NULL for nothing of its own (auto on a
+	 * kernel that decides by itself, or on a stock kernel without a direct-mapped cache). */
+	const char *want;
+	bool direct_mapped_cache; /* some node has one (HMAT) */
+	/* page_alloc.shuffle on the running kernel's command line, and in the next boot's configuration
+	 * (normalised to "1"/"0", or the raw value when it is neither); "" when absent. */
+	char running[16];
+	char next_boot[16];
+	enum pmemram_shuffle_policy_state state;
+	char text[256]; /* one sentence for people */
+};
+
+/*
+ * Decide.  kernel: pmemram_shuffle_read(); topology: for the caches; cmdline: /proc/cmdline's text;
+ * boot: pmemram_bootparam_read() of the boot configuration.  Pure: no I/O.
+ */
+int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const struct pmemram_shuffle *kernel,
+				    const struct pmemram_topology *topology, const char *cmdline,
+				    const struct pmemram_bootparam *boot, struct pmemram_shuffle_policy *ret);
+
+/* "1" for 1/y/Y/on/"" (a bare boolean parameter is true), "0" for 0/n/N/off, else NULL. */
+const char *pmemram_shuffle_param_normalize(const char *value);
+
+/* The running kernel's command line, /proc/cmdline below the context's procfs root, without the newline. */
+int pmemram_cmdline_read(struct pmemram_ctx *ctx, char **ret);

@@ -1,0 +1,186 @@
+/* The page-shuffle policy: what pmemram wants on the kernel command line, and whether it is in force. */
+#include <stdio.h>
+
+#include "pmemram-private.h"
+#include "pmemram-shuffle-policy.h"
+
+static const char *const state_names[_PMEMRAM_SHUFFLE_POLICY_STATE_MAX] = {
+	[PMEMRAM_SHUFFLE_POLICY_IN_EFFECT] = "in-effect",
+	[PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT] = "next-boot",
+	[PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED] = "not-applied",
+	[PMEMRAM_SHUFFLE_POLICY_NO_LOADER] = "no-boot-loader",
+	[PMEMRAM_SHUFFLE_POLICY_IGNORED] = "ignored",
+};
+
+const char *pmemram_shuffle_policy_state_to_string(enum pmemram_shuffle_policy_state s)
+{
+	return (unsigned)s < ELEMENTSOF(state_names) ? state_names[s] : NULL;
+}
+
+/* As the kernel's kstrtobool(), which parses page_alloc.shuffle: the first one or two characters. */
+const char *pmemram_shuffle_param_normalize(const char *v)
+{
+	if (!v)
+		return NULL;
+	switch (v[0]) {
+	case '\0': /* bare "page_alloc.shuffle": the kernel passes no value, taken as true */
+	case 'y':
+	case 'Y':
+	case 't':
+	case 'T':
+	case '1':
+		return "1";
+	case 'n':
+	case 'N':
+	case 'f':
+	case 'F':
+	case '0':
+		return "0";
+	case 'o':
+	case 'O':
+		if (v[1] == 'n' || v[1] == 'N')
+			return "1";
+		if (v[1] == 'f' || v[1] == 'F')
+			return "0";
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void set_param(char *buf, size_t size, bool present, const char *value)
+{
+	const char *n = present ? pmemram_shuffle_param_normalize(value) : NULL;
+
+	snprintf(buf, size, "%s", !present ? "" : n ? n : value);
+}
+
+static bool any_direct_mapped(const struct pmemram_topology *t)
+{
+	for (size_t i = 0; t && i < t->n_nodes; i++)
+		for (size_t k = 0; k < t->nodes[i].n_caches; k++)
+			if (t->nodes[i].caches[k].indexing == PMEMRAM_CACHE_DIRECT_MAPPED)
+				return true;
+	return false;
+}
+
+/* Whether the running kernel shuffles as want ("1"/"0") says; false when it cannot tell. */
+static bool kernel_agrees(const struct pmemram_shuffle *k, const char *want)
+{
+	if (k->source == PMEMRAM_SHUFFLE_UNAVAILABLE)
+		return false;
+	return k->enabled == streq(want, "1");
+}
+
+int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const struct pmemram_shuffle *kernel,
+				    const struct pmemram_topology *topology, const char *cmdline,
+				    const struct pmemram_bootparam *boot, struct pmemram_shuffle_policy *ret)
+{
+	struct pmemram_shuffle_policy p = { .policy = policy };
+	_cleanup_(freep) char *running = NULL;
+	bool ours_present;
+	int r;
+
+	if (!kernel || !cmdline || !boot || !ret || (unsigned)policy >= _PMEMRAM_CONFIG_SHUFFLE_MAX)
+		return -EINVAL;
+
+	p.direct_mapped_cache = any_direct_mapped(topology);
+	switch (policy) {
+	case PMEMRAM_CONFIG_SHUFFLE_ON:
+		p.want = "1";
+		break;
+	case PMEMRAM_CONFIG_SHUFFLE_OFF:
+		p.want = "0";
+		break;
+	default:
+		/* A patched kernel turns shuffling on for a direct-mapped cache by itself; a stock one
+		 * needs the parameter for that. */
+		if (kernel->source == PMEMRAM_SHUFFLE_PARAMETER && p.direct_mapped_cache)
+			p.want = "1";
+		break;
+	}
+
+	r = pmemram_cmdline_get(cmdline, PMEMRAM_SHUFFLE_PARAM, &running);
+	if (r < 0)
+		return r;
+	set_param(p.running, sizeof(p.running), r > 0, running);
+	set_param(p.next_boot, sizeof(p.next_boot), boot->present, boot->value);
+	ours_present = boot->loader == PMEMRAM_BOOTLOADER_GRUB && boot->written_by_pmemram;
+
+	if (p.want && boot->loader == PMEMRAM_BOOTLOADER_NONE) {
+		p.state = kernel_agrees(kernel, p.want) ? PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
+							: PMEMRAM_SHUFFLE_POLICY_NO_LOADER;
+		snprintf(p.text, sizeof(p.text), "%s",
+			 p.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
+				 ? "in effect, but no boot configuration (GRUB or /etc/kernel/cmdline) keeps it"
+				 : "needs page_alloc.shuffle on the kernel command line, and no boot configuration "
+				   "(GRUB or /etc/kernel/cmdline) was found to put it in");
+	} else if (p.want ? !streq(p.next_boot, p.want) : ours_present) {
+		p.state = PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED;
+		if (p.want)
+			snprintf(p.text, sizeof(p.text),
+				 "not applied: the boot configuration does not say page_alloc.shuffle=%s "
+				 "(run pmemramctl shuffle apply)",
+				 p.want);
+		else
+			snprintf(p.text, sizeof(p.text),
+				 "not applied: pmemram's page_alloc.shuffle is still in the boot configuration "
+				 "(run pmemramctl shuffle apply)");
+	} else if (!streq(p.running, p.next_boot)) {
+		p.state = PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT;
+		if (p.next_boot[0])
+			snprintf(p.text, sizeof(p.text), "takes effect at next boot (page_alloc.shuffle=%s)", p.next_boot);
+		else
+			snprintf(p.text, sizeof(p.text), "takes effect at next boot (no page_alloc.shuffle)");
+	} else if (p.want && !kernel_agrees(kernel, p.want)) {
+		p.state = PMEMRAM_SHUFFLE_POLICY_IGNORED;
+		snprintf(p.text, sizeof(p.text), "page_alloc.shuffle=%s is in force but the kernel %s", p.want,
+			 kernel->source == PMEMRAM_SHUFFLE_UNAVAILABLE ? "cannot shuffle (no CONFIG_SHUFFLE_PAGE_ALLOCATOR)"
+								       : "does not follow it");
+	} else {
+		p.state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
+		if (p.want)
+			snprintf(p.text, sizeof(p.text), "in effect (page_alloc.shuffle=%s)", p.want);
+		else if (p.running[0])
+			snprintf(p.text, sizeof(p.text),
+				 "in effect: the kernel decides, but page_alloc.shuffle=%s on its command line "
+				 "(not pmemram's) overrides its own decision",
+				 p.running);
+		else
+			snprintf(p.text, sizeof(p.text), "in effect: %s",
+				 kernel->source == PMEMRAM_SHUFFLE_SYSFS	  ? "the kernel decides (HMAT autodetection)"
+				 : kernel->source == PMEMRAM_SHUFFLE_PARAMETER ? "no direct-mapped cache, nothing to do"
+									       : "the kernel cannot shuffle");
+	}
+
+	*ret = p;
+	return 0;
+}
+
+int pmemram_cmdline_read(struct pmemram_ctx *ctx, char **ret)
+{
+	_cleanup_(fclosep) FILE *f = NULL;
+	_cleanup_(freep) char *line = NULL;
+	size_t allocated = 0;
+	ssize_t n;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+	r = root_fopen(ctx, PMEMRAM_ROOT_PROCFS, "cmdline", &f);
+	if (r < 0)
+		return r;
+	errno = 0;
+	n = getline(&line, &allocated, f);
+	if (n < 0) {
+		if (errno == 0) /* empty */
+			return (*ret = strdup("")) ? 0 : -ENOMEM;
+		pmemram_ctx_set_error_path_in(ctx, PMEMRAM_ROOT_PROCFS, "cmdline");
+		return -errno;
+	}
+	if (n > 0 && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	*ret = TAKE_PTR(line);
+	return 0;
+}

@@ -1,0 +1,350 @@
+/* Unit tests for the page-shuffle policy decision: policy x kernel x command lines x boot configuration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fake-sysfs.h"
+#include "macro.h"
+#include "pmemram-shuffle-policy.h"
+#include "run-ctl.h"
+
+static const struct pmemram_shuffle patched_on = { .source = PMEMRAM_SHUFFLE_SYSFS, .enabled = true, .reason = "hmat", .order = 10 };
+static const struct pmemram_shuffle patched_off = { .source = PMEMRAM_SHUFFLE_SYSFS, .reason = "default-off", .order = 10 };
+static const struct pmemram_shuffle patched_cmdline = { .source = PMEMRAM_SHUFFLE_SYSFS, .enabled = true, .reason = "cmdline", .order = 10 };
+static const struct pmemram_shuffle patched_forced_off = { .source = PMEMRAM_SHUFFLE_SYSFS, .reason = "forced-off", .order = 10 };
+static const struct pmemram_shuffle stock_off = { .source = PMEMRAM_SHUFFLE_PARAMETER, .reason = "parameter", .order = -1 };
+static const struct pmemram_shuffle stock_on = { .source = PMEMRAM_SHUFFLE_PARAMETER, .enabled = true, .reason = "parameter", .order = -1 };
+
+static struct pmemram_node cached_node = {
+	.id = 1, .has_memory = true, .n_caches = 1,
+	.caches = { { .level = 1, .size = 134217728, .line_size = 64, .indexing = PMEMRAM_CACHE_DIRECT_MAPPED } },
+};
+static struct pmemram_node plain_node = { .id = 0, .has_cpu = true, .has_memory = true };
+static const struct pmemram_topology with_cache = { .n_nodes = 1, .nodes = &cached_node };
+static const struct pmemram_topology without_cache = { .n_nodes = 1, .nodes = &plain_node };
+
+static struct pmemram_bootparam boot(enum pmemram_bootloader loader, const char *value, bool ours)
+{
+	struct pmemram_bootparam b = { .loader = loader, .written_by_pmemram = ours };
+
+	strcpy(b.path, loader == PMEMRAM_BOOTLOADER_GRUB ? "/etc/default/grub.d/60-pmemram.cfg" : "/etc/kernel/cmdline");
+	if (value) {
+		b.present = true;
+		strcpy(b.value, value);
+	}
+	return b;
+}
+
+struct policy_case {
+	const char *name;
+	enum pmemram_config_shuffle policy;
+	const struct pmemram_shuffle *kernel;
+	const struct pmemram_topology *topology;
+	const char *cmdline;
+	enum pmemram_bootloader loader;
+	const char *next_boot; /* NULL: not set */
+	bool ours;
+	/* expected */
+	const char *want;
+	enum pmemram_shuffle_policy_state state;
+	const char *running, *next;
+	const char *text; /* a part of the sentence */
+};
+
+#define K PMEMRAM_BOOTLOADER_KERNEL_CMDLINE
+#define G PMEMRAM_BOOTLOADER_GRUB
+#define N PMEMRAM_BOOTLOADER_NONE
+#define AUTO PMEMRAM_CONFIG_SHUFFLE_AUTO
+#define ON PMEMRAM_CONFIG_SHUFFLE_ON
+#define OFF PMEMRAM_CONFIG_SHUFFLE_OFF
+
+static const struct policy_case cases[] = {
+	{ "auto, patched kernel decided by HMAT", AUTO, &patched_on, &with_cache, "root=/dev/vda quiet", K, NULL, false,
+	  NULL, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "", "", "HMAT autodetection" },
+	{ "on, nothing written yet", ON, &patched_off, &without_cache, "root=/dev/vda", K, NULL, false, "1",
+	  PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, "", "", "pmemramctl shuffle apply" },
+	{ "on, written, not booted", ON, &patched_off, &without_cache, "root=/dev/vda", K, "1", true, "1",
+	  PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT, "", "1", "takes effect at next boot (page_alloc.shuffle=1)" },
+	{ "on, booted with it (y is 1)", ON, &patched_cmdline, &without_cache, "root=/dev/vda page_alloc.shuffle=y", G,
+	  "1", true, "1", PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "1", "1", "in effect (page_alloc.shuffle=1)" },
+	{ "off overrides HMAT at next boot", OFF, &patched_on, &with_cache, "root=/dev/vda", K, "0", true, "0",
+	  PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT, "", "0", "takes effect at next boot" },
+	{ "off, booted with it", OFF, &patched_forced_off, &with_cache, "page_alloc.shuffle=0 root=/dev/vda", K, "0", true,
+	  "0", PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "0", "0", "in effect" },
+	{ "off in force but the kernel shuffles", OFF, &patched_on, &with_cache, "page_alloc.shuffle=off", K, "off", true,
+	  "0", PMEMRAM_SHUFFLE_POLICY_IGNORED, "0", "0", "does not follow it" },
+	{ "later words win", ON, &patched_cmdline, &without_cache, "page_alloc.shuffle=0 page_alloc.shuffle=1", K, "1",
+	  true, "1", PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "1", "1", "in effect" },
+	{ "on, no boot loader, kernel off", ON, &patched_off, &without_cache, "root=/dev/vda", N, NULL, false, "1",
+	  PMEMRAM_SHUFFLE_POLICY_NO_LOADER, "", "", "no boot configuration" },
+	{ "on, no boot loader, kernel on", ON, &patched_cmdline, &without_cache, "page_alloc.shuffle", N, NULL, false, "1",
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "1", "", "no boot configuration (GRUB or /etc/kernel/cmdline) keeps it" },
+	{ "auto, stock kernel, direct-mapped cache", AUTO, &stock_off, &with_cache, "root=/dev/vda", G, NULL, false, "1",
+	  PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, "", "", "does not say page_alloc.shuffle=1" },
+	{ "auto, stock kernel, booted with it", AUTO, &stock_on, &with_cache, "page_alloc.shuffle=1", G, "1", true, "1",
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "1", "1", "in effect" },
+	{ "auto, stock kernel, no cache", AUTO, &stock_off, &without_cache, "root=/dev/vda", G, NULL, false, NULL,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "", "", "nothing to do" },
+	{ "auto after on: pmemram's drop-in still there", AUTO, &patched_on, &with_cache, "page_alloc.shuffle=1", G, "1",
+	  true, NULL, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, "1", "1", "still in the boot configuration" },
+	{ "auto after on: removed, not booted", AUTO, &patched_cmdline, &with_cache, "page_alloc.shuffle=1", G, NULL,
+	  false, NULL, PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT, "1", "", "takes effect at next boot (no page_alloc.shuffle)" },
+	{ "auto, the administrator's own parameter", AUTO, &patched_forced_off, &with_cache, "page_alloc.shuffle=0", K,
+	  "0", true, NULL, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "0", "0", "(not pmemram's) overrides" },
+	{ "unparsable value kept raw", ON, &patched_off, &without_cache, "page_alloc.shuffle=maybe", K, "maybe", true,
+	  "1", PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, "maybe", "maybe", "pmemramctl shuffle apply" },
+};
+
+static void test_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		const struct policy_case *c = &cases[i];
+		struct pmemram_bootparam b = boot(c->loader, c->next_boot, c->ours);
+		struct pmemram_shuffle_policy p;
+
+		print_message("case: %s\n", c->name);
+		assert_int_equal(pmemram_shuffle_policy_evaluate(c->policy, c->kernel, c->topology, c->cmdline, &b, &p), 0);
+		assert_true(streq_ptr(p.want, c->want));
+		assert_string_equal(pmemram_shuffle_policy_state_to_string(p.state),
+				    pmemram_shuffle_policy_state_to_string(c->state));
+		assert_string_equal(p.running, c->running);
+		assert_string_equal(p.next_boot, c->next);
+		if (!strstr(p.text, c->text))
+			fail_msg("text \"%s\" lacks \"%s\"", p.text, c->text);
+		assert_int_equal(p.direct_mapped_cache, c->topology == &with_cache);
+	}
+}
+
+static void test_normalize(void **state)
+{
+	(void)state;
+	assert_string_equal(pmemram_shuffle_param_normalize(""), "1");
+	assert_string_equal(pmemram_shuffle_param_normalize("1"), "1");
+	assert_string_equal(pmemram_shuffle_param_normalize("Y"), "1");
+	assert_string_equal(pmemram_shuffle_param_normalize("true"), "1");
+	assert_string_equal(pmemram_shuffle_param_normalize("on"), "1");
+	assert_string_equal(pmemram_shuffle_param_normalize("0"), "0");
+	assert_string_equal(pmemram_shuffle_param_normalize("n"), "0");
+	assert_string_equal(pmemram_shuffle_param_normalize("Off"), "0");
+	assert_null(pmemram_shuffle_param_normalize("o"));
+	assert_null(pmemram_shuffle_param_normalize("2"));
+	assert_null(pmemram_shuffle_param_normalize(NULL));
+}
+
+static void test_invalid(void **state)
+{
+	struct pmemram_bootparam b = boot(K, NULL, false);
+	struct pmemram_shuffle_policy p;
+
+	(void)state;
+	assert_int_equal(pmemram_shuffle_policy_evaluate(_PMEMRAM_CONFIG_SHUFFLE_MAX, &patched_on, &with_cache, "", &b, &p),
+			 -EINVAL);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, NULL, &with_cache, "", &b, &p), -EINVAL);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, &patched_on, &with_cache, NULL, &b, &p), -EINVAL);
+	assert_null(pmemram_shuffle_policy_state_to_string(_PMEMRAM_SHUFFLE_POLICY_STATE_MAX));
+}
+
+
+/* ---- pmemramctl shuffle and status on the fake HMAT machine ---------------------------------- */
+
+struct cli {
+	struct fake_env *env;
+	char *boot;   /* boot root: etc/kernel/cmdline or etc/default/grub below it */
+	char *config; /* configuration directory */
+};
+
+static struct run *ctl(struct cli *c, const char *extra_env, const char *const *args)
+{
+	char sysfs[512], proc[512], boot_root[512], config[512];
+	const char *env[] = { sysfs, proc, boot_root, config, extra_env, NULL };
+
+	snprintf(sysfs, sizeof(sysfs), "PMEMRAM_SYSFS_ROOT=%s", c->env->root);
+	snprintf(proc, sizeof(proc), "PMEMRAM_PROCFS_ROOT=%s", c->env->proc);
+	snprintf(boot_root, sizeof(boot_root), "PMEMRAM_BOOT_ROOT=%s", c->boot);
+	snprintf(config, sizeof(config), "PMEMRAM_CONFIG_DIR=%s", c->config);
+	return run_ctl_env(env, args);
+}
+
+static struct json_object *ctl_json(struct cli *c, const char *extra_env, const char *const *args, int status)
+{
+	_cleanup_(freep) struct run *run = ctl(c, extra_env, args);
+	struct json_object *j;
+
+	if (run->status != status)
+		fail_msg("exit status %d, expected %d; stderr: %s", run->status, status, run->err);
+	j = json_tokener_parse(run->out);
+	if (!j)
+		fail_msg("no JSON: %s", run->out);
+	return j;
+}
+
+static void cli_setup(struct cli *c, void **state, const char *policy)
+{
+	c->env = *state;
+	assert_int_equal(fake_sysfs_new(&c->boot), 0);
+	assert_int_equal(fake_sysfs_new(&c->config), 0);
+	assert_int_equal(fake_sysfs_write(c->config, "pmemram.conf", "[global]\nshuffle = %s\n", policy), 0);
+}
+
+static void cli_done(struct cli *c)
+{
+	c->boot = fake_sysfs_free(c->boot);
+	c->config = fake_sysfs_free(c->config);
+}
+
+static void test_cli_kernel_cmdline(void **state)
+{
+	struct cli c;
+	struct json_object *j;
+
+	cli_setup(&c, state, "off");
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "root=/dev/vda quiet\n"), 0);
+
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "reason"), "hmat");
+	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
+	assert_string_equal(json_string_at(j, "policy.wanted_parameter"), "0");
+	assert_string_equal(json_string_at(j, "policy.set_at"), "pmemram.conf:2");
+	assert_string_equal(json_string_at(j, "policy.boot_configuration.loader"), "kernel-cmdline");
+	assert_null(json_at(j, "policy.next_boot_parameter"));
+	json_object_put(j);
+
+	/* A dry run changes nothing. */
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "apply.dry_run"));
+	json_object_put(j);
+	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet");
+
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "apply.changed"));
+	assert_string_equal(json_string_at(j, "policy.state"), "next-boot");
+	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "0");
+	assert_non_null(strstr(json_string_at(j, "policy.text"), "takes effect at next boot"));
+	json_object_put(j);
+	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet page_alloc.shuffle=0");
+
+	/* Again: nothing to change; status shows it per node. */
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "apply.result"), "nothing to change");
+	json_object_put(j);
+	j = ctl_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "shuffle.policy.state"), "next-boot");
+	assert_int_equal(json_int_at(j, "nodes.1.node"), 1);
+	assert_true(json_bool_at(j, "nodes.1.shuffle.direct_mapped"));
+	assert_int_equal(json_int_at(j, "nodes.1.shuffle.cache_size_bytes"), 134217728);
+	assert_true(json_bool_at(j, "nodes.1.shuffle.shuffled"));
+	assert_string_equal(json_string_at(j, "nodes.1.shuffle.pending"), "next-boot");
+	assert_false(json_bool_at(j, "nodes.0.shuffle.cache_present"));
+	assert_null(json_at(j, "nodes.0.shuffle.cache_size_bytes"));
+	json_object_put(j);
+
+	/* The booted kernel agreeing (forced off by the parameter): in effect. */
+	assert_int_equal(fake_sysfs_write(c.env->proc, "cmdline", "root=/dev/vda quiet page_alloc.shuffle=0\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/enabled", "0\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/reason", "forced-off\n"), 0);
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "policy.state"), "in-effect");
+	assert_false(json_bool_at(j, "policy.pending"));
+	json_object_put(j);
+	cli_done(&c);
+}
+
+static void test_cli_grub(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char update[600], script[512], marker[512];
+	struct cli c;
+	struct json_object *j;
+
+	cli_setup(&c, state, "on");
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"), 0);
+	snprintf(script, sizeof(script), "%s/update-grub", c.boot);
+	snprintf(marker, sizeof(marker), "%s/ran", c.boot);
+	assert_int_equal(fake_sysfs_write(c.boot, "update-grub", "#!/bin/sh\necho ran >\"%s\"\n", marker), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	snprintf(update, sizeof(update), "PMEMRAM_BOOT_UPDATE_COMMAND=%s", script);
+
+	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "apply.update_command"), "update-grub");
+	assert_int_equal(json_int_at(j, "apply.update_status"), 0);
+	assert_string_equal(json_string_at(j, "policy.boot_configuration.loader"), "grub");
+	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "1");
+	assert_string_equal(json_string_at(j, "policy.state"), "next-boot");
+	json_object_put(j);
+	assert_string_equal(fake_sysfs_read(c.boot, "ran"), "ran");
+
+	/* Back to auto on a kernel that decides itself: pmemram's drop-in has to go. */
+	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle = auto\n"), 0);
+	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
+	json_object_put(j);
+	run = ctl(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "removed pmemram's page_alloc.shuffle"));
+	assert_non_null(strstr(run->out, "in effect"));
+	assert_string_equal(fake_sysfs_read(c.boot, "etc/default/grub.d/60-pmemram.cfg"), "<absent>");
+	cli_done(&c);
+}
+
+static void test_cli_errors(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	struct cli c;
+
+	/* No boot configuration at all: apply cannot do what the policy needs. */
+	cli_setup(&c, state, "on");
+	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/enabled", "0\n"), 0);
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->err, "no boot configuration (GRUB or /etc/kernel/cmdline) was found"));
+	free(TAKE_PTR(run));
+
+	/* A failing update tool: the file is written, the failure named. */
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/default/grub", "GRUB_CMDLINE_LINUX=\"\"\n"), 0);
+	run = ctl(&c, "PMEMRAM_BOOT_UPDATE_COMMAND=/bin/false", (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->err, "wrote /etc/default/grub.d/60-pmemram.cfg, but false failed (exit status 1)"));
+	free(TAKE_PTR(run));
+
+	/* An unwritable place is named. */
+	assert_int_equal(fake_sysfs_remove(c.boot, "etc/default"), 0);
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "quiet\n"), 0);
+	assert_int_equal(fake_sysfs_remove(c.boot, "etc/kernel/cmdline"), 0);
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline/x", "a directory in the way\n"), 0);
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_not_equal(run->status, 0);
+	assert_non_null(strstr(run->err, "/etc/kernel/cmdline"));
+	free(TAKE_PTR(run));
+
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "--dry-run", NULL });
+	assert_int_equal(run->status, 1);
+	assert_non_null(strstr(run->err, "--dry-run goes with apply"));
+	free(TAKE_PTR(run));
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "now", NULL });
+	assert_int_equal(run->status, 1);
+	cli_done(&c);
+}
+
+#define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_invalid),
+		FAKE_TEST(test_cli_kernel_cmdline),
+		FAKE_TEST(test_cli_grub),
+		FAKE_TEST(test_cli_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
