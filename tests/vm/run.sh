@@ -262,7 +262,8 @@ start=$(date +%s.%N)
 # A scenario that needs a reboot (to see what happens at boot) leaves
 # out/reboot-requested; the guest then boots again from the same disk and
 # NVDIMM images, up to max_boots times, all within the one timeout.  Host
-# requests are served during every boot.
+# requests are served during every boot.  A guest that also leaves
+# out/next-cmdline gets that as the next boot's whole kernel command line.
 max_boots=4
 boot=1
 retried=0
@@ -315,6 +316,16 @@ while :; do
 	[ "$boot" -lt "$max_boots" ] || break
 	rm -f "$run/share/out/reboot-requested"
 	mv "$run/console.log" "$run/console.boot$boot.log"
+	# The guest may hand over the next boot's command line, as a boot loader
+	# would read it from the guest's configuration (/etc/kernel/cmdline).
+	if [ -s "$out/next-cmdline" ]; then
+		next=$(tr '\n' ' ' <"$out/next-cmdline")
+		mv "$out/next-cmdline" "$run/next-cmdline.boot$((boot + 1))"
+		for i in "${!qargs[@]}"; do
+			[ "${qargs[$i]}" != -append ] || qargs[i + 1]=$next
+		done
+		[ "$quiet" = 1 ] || bench_log "boot $((boot + 1)) takes its command line from the guest: $next"
+	fi
 	[ "$quiet" = 1 ] || bench_log "boot $boot asked for a reboot"
 	boot=$((boot + 1))
 done
@@ -327,22 +338,32 @@ case $rc in
 124 | 137) problems+=("timed out after ${timeout_s}s") ;;
 *) problems+=("qemu exited with status $rc: $(tail -n 3 "$run/qemu.log" | tr '\n' ' ')") ;;
 esac
-status=$(cat "$out/exit-status" 2>/dev/null || echo none)
-[ "$status" = 0 ] || problems+=("scenario exit status: $status")
-
+# Every boot's TAP counts: each must have its plan complete, no failure, no
+# bail-out and exit status 0.  (A boot the scenario did not reach leaves none.)
+planned=0 passed=0 failed=0
+for ((b = 1; b <= boot; b++)); do
+	tap=$out/result.boot$b.tap
+	at=""
+	[ "$boot" = 1 ] || at="boot $b: "
+	if [ ! -f "$tap" ]; then
+		problems+=("${at}no TAP (the scenario did not run)")
+		continue
+	fi
+	st=$(cat "$out/exit-status.boot$b" 2>/dev/null || echo none)
+	[ "$st" = 0 ] || problems+=("${at}scenario exit status: $st")
+	pl=$( (sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$tap" || true) | head -n 1)
+	pa=$(grep -c '^ok ' "$tap" || true)
+	fa=$(grep -c '^not ok ' "$tap" || true)
+	if [ -z "$pl" ]; then
+		problems+=("${at}no TAP plan line")
+	elif [ $((pa + fa)) != "$pl" ]; then
+		problems+=("${at}planned $pl assertions, saw $((pa + fa))")
+	fi
+	[ "$fa" = 0 ] || problems+=("${at}$fa assertion(s) failed")
+	! grep -q '^Bail out!' "$tap" || problems+=("${at}$(grep -m1 '^Bail out!' "$tap")")
+	planned=$((planned + ${pl:-0})) passed=$((passed + pa)) failed=$((failed + fa))
+done
 tap=$out/result.tap
-planned=$( (sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$tap" 2>/dev/null || true) | head -n 1)
-passed=$(grep -c '^ok ' "$tap" 2>/dev/null || true)
-failed=$(grep -c '^not ok ' "$tap" 2>/dev/null || true)
-passed=${passed:-0} failed=${failed:-0}
-[ -n "$planned" ] || problems+=("no TAP plan line")
-if [ -n "$planned" ] && [ $((passed + failed)) != "$planned" ]; then
-	problems+=("planned $planned assertions, saw $((passed + failed))")
-fi
-[ "$failed" = 0 ] || problems+=("$failed assertion(s) failed")
-if grep -q '^Bail out!' "$tap" 2>/dev/null; then
-	problems+=("$(grep -m1 '^Bail out!' "$tap")")
-fi
 
 kernel_bad='WARNING:|BUG:|Call Trace|Oops|Kernel panic|general protection fault|UBSAN:|KASAN:'
 [ ! -f "$out/reboot-requested" ] || problems+=("boot $boot still asked for a reboot (at most $max_boots boots)")
@@ -368,9 +389,10 @@ if [ ${#problems[@]} = 0 ]; then
 fi
 echo "FAIL $name (run dir $run):"
 for p in "${problems[@]}"; do echo "  - $p"; done
-if [ "$failed" != 0 ] && [ -f "$tap" ]; then
+if [ "$failed" != 0 ]; then
 	echo "  failed assertions:"
-	awk '/^not ok /{p=1; print "    " $0; next} /^#/{if (p) print "    " $0; next} {p=0}' "$tap"
+	awk '/^not ok /{p=1; print "    " FILENAME ": " $0; next} /^#/{if (p) print "    " $0; next} {p=0}' \
+		"$out"/result.boot*.tap
 fi
 if [ -s "$out/scenario.log" ]; then
 	echo "  scenario stderr (tail):"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Show that the bench fails when it should: a failed assertion, a kernel
-# Call Trace with all assertions passing, and a hung scenario must each make
+# Call Trace with all assertions passing, a hung scenario and a failure in the
+# first of two boots must each make
 # run.sh fail, with the reason in its report.  Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -25,5 +26,6 @@ expect_fail() {
 expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong'
 expect_fail selftest/kernel-trace 'kernel trouble in .*Call Trace'
 expect_fail selftest/hang 'timed out after 60s' -T 60
+expect_fail selftest/failing-first-boot 'boot 1: 1 assertion\(s\) failed'
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
