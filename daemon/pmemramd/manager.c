@@ -39,6 +39,42 @@ static void config_errors_join(const struct manager *m, const struct pmemram_con
 		(void)snprintf(buf + len, size - len, "%s: %s", m->config_dir, strerror(-r));
 }
 
+/* Evaluate and log the shuffle policy of the configuration in force; failures only say so. */
+static void check_shuffle(struct manager *m)
+{
+	_cleanup_(freep) char *cmdline = NULL;
+	struct pmemram_topology *t = NULL;
+	struct pmemram_bootparam boot = {};
+	struct pmemram_shuffle k;
+	char field[64];
+	const char *fields[] = { field, NULL };
+	int r;
+
+	m->shuffle_known = false;
+	r = pmemram_shuffle_read(m->ctx, &k);
+	if (r >= 0)
+		r = pmemram_topology_read(m->ctx, &t);
+	if (r >= 0)
+		r = pmemram_cmdline_read(m->ctx, &cmdline);
+	if (r >= 0)
+		r = pmemram_bootparam_read("/", &boot);
+	if (r >= 0)
+		r = pmemram_shuffle_policy_evaluate(m->config->shuffle, &k, t, cmdline, &boot, &m->shuffle);
+	pmemram_topology_free(t);
+	if (r < 0) {
+		mlog(m, LOG_WARNING, "cannot evaluate the shuffle policy: %s", strerror(-r));
+		return;
+	}
+	m->shuffle_known = true;
+	snprintf(field, sizeof(field), "PMEMRAM_SHUFFLE_POLICY=%s",
+		 pmemram_shuffle_policy_state_to_string(m->shuffle.state));
+	manager_log(m,
+		    m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT	   ? LOG_INFO
+		    : m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT ? LOG_NOTICE
+									   : LOG_WARNING,
+		    fields, "shuffle policy %s: %s", pmemram_config_shuffle_to_string(m->shuffle.policy), m->shuffle.text);
+}
+
 int manager_load_config(struct manager *m, bool initial)
 {
 	struct pmemram_config_errors errors = {};
@@ -85,6 +121,7 @@ int manager_load_config(struct manager *m, bool initial)
 		     c->n_files);
 	else
 		mlog(m, LOG_NOTICE, "no configuration in %s: nothing is claimed", m->config_dir);
+	check_shuffle(m);
 	return 0;
 }
 
@@ -343,6 +380,15 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 							       : "error"));
 	if (ok && m->config_error[0])
 		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
+	if (ok && m->shuffle_known) {
+		struct json_object *sp = json_object_new_object();
+
+		ok = json_add(d, "shuffle_policy", sp) &&
+		     json_add(sp, "policy", json_object_new_string(pmemram_config_shuffle_to_string(m->shuffle.policy))) &&
+		     json_add(sp, "state",
+			      json_object_new_string(pmemram_shuffle_policy_state_to_string(m->shuffle.state))) &&
+		     json_add(sp, "text", json_object_new_string(m->shuffle.text));
+	}
 	if (ok && m->last_error[0])
 		ok = json_add(d, "error", json_object_new_string(m->last_error));
 	for (size_t i = 0; ok && i < m->n_held; i++)

@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "pmemram-config.h"
+#include "pmemram-shuffle-policy.h"
 #include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
 #include "pmemram.h"
@@ -49,6 +50,10 @@ struct manager {
 	uint64_t last_duration_usec;
 	unsigned n_reconciles;
 	char last_error[256]; /* when the system could not be read */
+	/* The shuffle policy against the kernel and the boot configuration, evaluated at every
+	 * (re)load of the configuration; pmemramd reports it, pmemramctl shuffle apply writes it. */
+	bool shuffle_known;
+	struct pmemram_shuffle_policy shuffle;
 
 	/* devices release gave back, kept in runtime_dir/held across restarts */
 	char *runtime_dir;

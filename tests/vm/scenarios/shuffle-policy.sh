@@ -25,7 +25,7 @@ next_boot() {
 
 case ${PMEMRAM_BOOT:-1} in
 1)
-	plan 14
+	plan 16
 	# As an installer would: the running command line becomes the configured one.
 	mkdir -p /etc/kernel
 	cat /proc/cmdline >/etc/kernel/cmdline
@@ -53,6 +53,11 @@ case ${PMEMRAM_BOOT:-1} in
 		"$(pmemramctl status --json | jq -r '.nodes[] | select(.node == 1) | .shuffle.pending')" next-boot
 	is "a second apply changes nothing" "$(pmemramctl shuffle apply --json | jq -r '.apply.result')" "nothing to change"
 	is "the kernel still shuffles until then" "$(cat /sys/kernel/mm/shuffle/enabled)" 1
+	must "start pmemramd" systemctl start pmemramd.service
+	is "pmemramd reports the policy pending too" \
+		"$(pmemramctl status --json | jq -r '.daemon.daemon.shuffle_policy | "\(.policy) \(.state)"')" "off next-boot"
+	ok "pmemramd logged it with PMEMRAM_SHUFFLE_POLICY=next-boot" \
+		wait_for 10 'journalctl -b PMEMRAM_SHUFFLE_POLICY=next-boot -o cat | grep -q "shuffle policy off"'
 	next_boot
 	;;
 2)
