@@ -1,9 +1,9 @@
 #!/bin/bash
 # Benchmark: conflicts in a direct-mapped memory-side cache with and without
 # page allocator shuffling, the seed's case for shuffling.  Boots the
-# nvdimm+hmat-direct guest twice (node 1: 1 GiB behind a 128 MiB
-# direct-mapped cache), shuffling off (page_alloc.shuffle=0) and on (HMAT
-# autodetection).  In each boot, on node 1: a fresh process with a buffer of
+# nvdimm+hmat-direct guest (node 1: 1 GiB behind a 128 MiB direct-mapped
+# cache) twice: shuffling on (HMAT autodetection), then off, from the
+# command line pmemramctl shuffle apply wrote for the policy "off".  In each boot, on node 1: a fresh process with a buffer of
 # 3x and of 0.75x the cache, TRIALS times each, measured with
 # `pmemramctl cache-report`; then an aging workload (cache-work churn:
 # allocate, free in random order, keep a few chunks) and the same again.
@@ -22,13 +22,13 @@ set -euo pipefail
 trials=${1:-3}
 rounds=${2:-4}
 "$repo/tests/deps.sh"
-for v in off on; do
-	append=
-	[ "$v" = off ] && append=page_alloc.shuffle=0
-	"$repo/tests/vm/run.sh" -q -n "bench-conflict-$v" -a "$append" -T 3600 \
-		-e "BENCH_TRIALS=$trials" -e "BENCH_CHURN_ROUNDS=$rounds" bench-conflict >&2 ||
-		bench_die "the '$v' boot failed; see $cache/runs/bench-conflict-$v"
-done
+# One run, two boots: the first with HMAT autodetection (on), then pmemram's
+# policy "off" written by pmemramctl shuffle apply and booted from the
+# guest's /etc/kernel/cmdline.
+"$repo/tests/vm/run.sh" -q -n bench-conflict -T 3600 -e "BENCH_TRIALS=$trials" \
+	-e "BENCH_CHURN_ROUNDS=$rounds" -e BENCH_SWITCH_POLICY=1 bench-conflict >&2 ||
+	bench_die "the benchmark run failed; see $cache/runs/bench-conflict"
+out=$cache/runs/bench-conflict/share/out
 
 awk -v trials="$trials" -v rounds="$rounds" '
 function val(line, key,   m) { return match(line, " " key "=[-0-9.e]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : "" }
@@ -43,8 +43,8 @@ function stat(v, p, s, k,   i, a, n, lo, hi) {
 	for (i = 1; i <= n; i++) { a[i] = x[v, p, s, k, i]; if (i == 1 || a[i] < lo) lo = a[i]; if (i == 1 || a[i] > hi) hi = a[i] }
 	return sprintf("%6.2f [%5.2f,%5.2f]", 100 * median(a, n), 100 * lo, 100 * hi)
 }
-FNR == 1 { v = (FILENAME ~ /-on\// ? "on" : "off") }
-/^# BENCH state / { state[v] = $4 " " $5 " " $6; cachemib = val($0, "cache_mib") }
+/^# BENCH state / { v = ($0 ~ / shuffle=1 /) ? "on" : "off"; state[v] = $4 " " $5 " " $6; cachemib = val($0, "cache_mib") }
+/^# BENCH switch / { switched = $0; sub(/^# BENCH switch /, "", switched) }
 /^# BENCH churn / { churn[v] = $0; sub(/^# BENCH churn /, "", churn[v]) }
 /^# BENCH conflict / {
 	match($0, / phase=[a-z]+/); p = substr($0, RSTART + 7, RLENGTH - 7)
@@ -56,7 +56,8 @@ FNR == 1 { v = (FILENAME ~ /-on\// ? "on" : "off") }
 END {
 	printf "conflict-bench: nvdimm+hmat-direct, node 1 behind a %s MiB direct-mapped cache; %d trials, %d churn rounds\n", cachemib, trials, rounds
 	printf "  off: %s\n  on:  %s\n", state["off"], state["on"]
-	printf "  aging, off: %s\n  aging, on:  %s\n\n", churn["off"], churn["on"]
+	printf "  aging, off: %s\n  aging, on:  %s\n", churn["off"], churn["on"]
+	printf "  between the boots: %s (pmemramctl shuffle apply, booted from /etc/kernel/cmdline)\n\n", switched
 	printf "median [min,max] over the trials, per cent\n"
 	split("3x 0.75x", sizes, " "); split("fresh aged", phases, " ")
 	split("uniform zipf slot_use random_slot_use", keys, " ")
@@ -68,4 +69,4 @@ END {
 			for (pi = 1; pi <= 2; pi++)
 				printf "%-40s %-7s %19s %19s\n", (pi == 1 ? names[ki] : ""), phases[pi], stat("off", phases[pi], s, keys[ki]), stat("on", phases[pi], s, keys[ki])
 	}
-}' "$cache/runs/bench-conflict-off/share/out/result.tap" "$cache/runs/bench-conflict-on/share/out/result.tap"
+}' "$out/result.boot1.tap" "$out/result.boot2.tap"

@@ -9,6 +9,10 @@
 #   BENCH_CHURN_ROUNDS  rounds of the aging workload (default 4; 0: no aging)
 #   BENCH_CHURN_MIB     MiB allocated per round (default 512)
 #   BENCH_CHURN_KEEP    per mille of the chunks kept each round (default 50)
+#   BENCH_SWITCH_POLICY 1: after measuring, set the policy to the opposite of
+#                       this boot's shuffling, write it with pmemramctl
+#                       shuffle apply to /etc/kernel/cmdline and measure
+#                       again in a second boot of that command line
 set -u
 . ./lib.sh
 
@@ -98,4 +102,16 @@ ok "cache-report as nobody fails, naming the pagemap and root" \
 		grep 'pagemap shows no page frame numbers: reading them needs root' $tmp/err"
 stop_work "$pid"
 rm -rf "$tmp"
+
+if [ "${BENCH_SWITCH_POLICY:-0}" = 1 ] && [ "${PMEMRAM_BOOT:-1}" = 1 ]; then
+	mkdir -p /etc/kernel /etc/pmemram
+	[ -s /etc/kernel/cmdline ] || cat /proc/cmdline >/etc/kernel/cmdline
+	want=on
+	[ "$(cat /sys/kernel/mm/shuffle/enabled)" = 1 ] && want=off
+	printf '[global]\nshuffle = %s\n' "$want" >/etc/pmemram/pmemram.conf
+	pmemramctl shuffle apply >&2 || bail "pmemramctl shuffle apply failed"
+	bench "switch policy=$want cmdline=$(tr ' ' '\n' </etc/kernel/cmdline | grep page_alloc.shuffle)"
+	cp /etc/kernel/cmdline "$PMEMRAM_OUT/next-cmdline"
+	touch "$PMEMRAM_OUT/reboot-requested"
+fi
 done_testing
