@@ -13,6 +13,12 @@ static const char *const shuffle_names[_PMEMRAM_CONFIG_SHUFFLE_MAX] = {
 	[PMEMRAM_CONFIG_SHUFFLE_OFF] = "off",
 };
 
+static const char *const demotion_names[_PMEMRAM_CONFIG_DEMOTION_MAX] = {
+	[PMEMRAM_CONFIG_DEMOTION_KEEP] = "keep",
+	[PMEMRAM_CONFIG_DEMOTION_ON] = "on",
+	[PMEMRAM_CONFIG_DEMOTION_OFF] = "off",
+};
+
 static const char *const match_names[_PMEMRAM_MATCH_MAX] = {
 	[PMEMRAM_MATCH_UUID] = "uuid",
 	[PMEMRAM_MATCH_DEVICE] = "device",
@@ -25,9 +31,40 @@ static const enum pmemram_zone online_zones[ELEMENTSOF(online_names)] = { PMEMRA
 									  PMEMRAM_ZONE_NORMAL };
 static const char *const bool_names[] = { "no", "yes" };
 
+/* The words of the nodes key come first, in enum order: "list" is only ever printed. */
+static const char *const class_nodes_names[_PMEMRAM_CLASS_NODES_MAX] = {
+	[PMEMRAM_CLASS_NODES_DRAM] = "dram",
+	[PMEMRAM_CLASS_NODES_PMEM] = "pmem",
+	[PMEMRAM_CLASS_NODES_ALL] = "all",
+	[PMEMRAM_CLASS_NODES_LOWEST_LATENCY] = "lowest-latency",
+	[PMEMRAM_CLASS_NODES_HIGHEST_BANDWIDTH] = "highest-bandwidth",
+	[PMEMRAM_CLASS_NODES_LIST] = "list",
+};
+
+static const char *const class_mode_names[_PMEMRAM_CLASS_MODE_MAX] = {
+	[PMEMRAM_CLASS_BIND] = "bind",
+	[PMEMRAM_CLASS_PREFERRED] = "preferred",
+	[PMEMRAM_CLASS_INTERLEAVE] = "interleave",
+};
+
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s)
 {
 	return (unsigned)s < ELEMENTSOF(shuffle_names) ? shuffle_names[s] : NULL;
+}
+
+const char *pmemram_config_demotion_to_string(enum pmemram_config_demotion d)
+{
+	return (unsigned)d < ELEMENTSOF(demotion_names) ? demotion_names[d] : NULL;
+}
+
+const char *pmemram_class_nodes_to_string(enum pmemram_class_nodes n)
+{
+	return (unsigned)n < ELEMENTSOF(class_nodes_names) ? class_nodes_names[n] : NULL;
+}
+
+const char *pmemram_class_mode_to_string(enum pmemram_class_mode m)
+{
+	return (unsigned)m < ELEMENTSOF(class_mode_names) ? class_mode_names[m] : NULL;
 }
 
 const char *pmemram_config_online_to_string(enum pmemram_zone z)
@@ -142,12 +179,13 @@ static bool name_is_valid(const char *s, const char *prefix, bool dot)
 	return d > 0 && d <= 9 && s[d] == '\0';
 }
 
-static bool claim_name_is_valid(const char *s, size_t len)
+/* 1 to max - 1 bytes, each a letter, a digit or one of extra. */
+static bool section_name_is_valid(const char *s, size_t len, size_t max, const char *extra)
 {
-	if (len == 0 || len >= PMEMRAM_CONFIG_NAME_MAX)
+	if (len == 0 || len >= max)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
 			return false;
 	return true;
 }
@@ -159,6 +197,15 @@ enum section {
 	SECTION_SKIP,	 /* after a malformed header: its keys are not checked */
 	SECTION_GLOBAL,
 	SECTION_CLAIM,
+	SECTION_CLASS,
+	_SECTION_MAX,
+};
+
+/* As in the messages' "[global]", "[claim]". */
+static const char *const section_names[_SECTION_MAX] = {
+	[SECTION_GLOBAL] = "global",
+	[SECTION_CLAIM] = "claim",
+	[SECTION_CLASS] = "class",
 };
 
 struct parser {
@@ -169,6 +216,7 @@ struct parser {
 	unsigned line;
 	enum section section;
 	struct pmemram_claim *claim; /* SECTION_CLAIM */
+	struct pmemram_class *class; /* SECTION_CLASS */
 	int result;		     /* 0, -EINVAL after a message, -ENOMEM */
 };
 
@@ -295,15 +343,78 @@ static void key_convert(struct parser *p, const char *key, const char *value)
 		p->claim->convert = i == 1;
 }
 
+static void key_demotion(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
+
+	if (i >= 0 && set_once(p, key, &p->config->demotion_set))
+		p->config->demotion = (enum pmemram_config_demotion)i;
+}
+
+static void key_nodes(struct parser *p, const char *key, const char *value)
+{
+	struct pmemram_nodemask list = {};
+	char q[QUOTE_MAX + 4];
+	int kind = -1, r;
+
+	/* A list starts with a node number; anything else must be one of the words. */
+	if (isdigit((unsigned char)value[0])) {
+		r = pmemram_parse_range_list(value, &list);
+		if (r == -ERANGE) {
+			parse_error(p, "key '%s': node numbers go up to %d, got '%s'", key, PMEMRAM_MAX_NODES - 1,
+				    quote(value, q));
+			return;
+		}
+		if (r < 0) {
+			parse_error(p, "key '%s': invalid node list '%s' (expected numbers and ranges, like '0,2-3')",
+				    key, quote(value, q));
+			return;
+		}
+		/* The text is kept for messages and status; a list that long is better written with ranges. */
+		if (strlen(value) >= sizeof(p->class->nodes_text)) {
+			parse_error(p, "key '%s': node list longer than %zu characters", key,
+				    sizeof(p->class->nodes_text) - 1);
+			return;
+		}
+		kind = PMEMRAM_CLASS_NODES_LIST;
+	} else {
+		for (int i = 0; i < PMEMRAM_CLASS_NODES_LIST; i++)
+			if (streq(value, class_nodes_names[i]))
+				kind = i;
+		if (kind < 0) {
+			parse_error(p, "key '%s': expected 'dram', 'pmem', 'all', 'lowest-latency', 'highest-bandwidth' "
+				    "or a node list like '0,2-3', got '%s'", key, quote(value, q));
+			return;
+		}
+	}
+
+	if (!set_once(p, key, &p->class->nodes_set))
+		return;
+	p->class->nodes = (enum pmemram_class_nodes)kind;
+	p->class->list = list;
+	strcpy(p->class->nodes_text, value);
+}
+
+static void key_mode(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, class_mode_names, ELEMENTSOF(class_mode_names));
+
+	if (i >= 0 && set_once(p, key, &p->class->mode_set))
+		p->class->mode = (enum pmemram_class_mode)i;
+}
+
 static const struct key_def {
 	enum section section;
 	const char *name;
 	void (*parse)(struct parser *p, const char *key, const char *value);
 } keys[] = {
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
+	{ SECTION_GLOBAL, "demotion", key_demotion },
 	{ SECTION_CLAIM, "match", key_match },
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
+	{ SECTION_CLASS, "nodes", key_nodes },
+	{ SECTION_CLASS, "mode", key_mode },
 };
 
 /* ---- lines ------------------------------------------------------------------------ */
@@ -323,20 +434,47 @@ const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_confi
 	return find_claim((struct pmemram_config *)c, name);
 }
 
-static struct pmemram_claim *add_claim(struct parser *p, const char *name)
+static struct pmemram_class *find_class(struct pmemram_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_classes; i++)
+		if (streq(c->classes[i].name, name))
+			return &c->classes[i];
+	return NULL;
+}
+
+const struct pmemram_class *pmemram_config_find_class(const struct pmemram_config *c, const char *name)
+{
+	if (!c || !name)
+		return NULL;
+	return find_class((struct pmemram_config *)c, name);
+}
+
+/* array (n elements of size bytes) with room for one more, or NULL after a message (past max)
+ * or with -ENOMEM; array itself stays valid either way. */
+static void *grow(struct parser *p, void *array, size_t n, size_t size, size_t max, const char *kind,
+		  const char *name)
+{
+	void *a;
+
+	if (n >= max) {
+		parse_error(p, "%s '%s': more than %zu %s", kind, name, max,
+			    streq(kind, "class") ? "classes" : "claims");
+		return NULL;
+	}
+	a = realloc(array, (n + 1) * size);
+	if (!a)
+		p->result = -ENOMEM;
+	return a;
+}
+
+static bool add_claim(struct parser *p, const char *name)
 {
 	struct pmemram_config *c = p->config;
 	struct pmemram_claim *claims;
 
-	if (c->n_claims >= PMEMRAM_CONFIG_MAX_CLAIMS) {
-		parse_error(p, "claim '%s': more than %d claims", name, PMEMRAM_CONFIG_MAX_CLAIMS);
-		return NULL;
-	}
-	claims = realloc(c->claims, (c->n_claims + 1) * sizeof(*claims));
-	if (!claims) {
-		p->result = -ENOMEM;
-		return NULL;
-	}
+	claims = grow(p, c->claims, c->n_claims, sizeof(*claims), PMEMRAM_CONFIG_MAX_CLAIMS, "claim", name);
+	if (!claims)
+		return false;
 	c->claims = claims;
 	claims[c->n_claims] = (struct pmemram_claim){
 		.zone = PMEMRAM_ZONE_MOVABLE,
@@ -346,14 +484,74 @@ static struct pmemram_claim *add_claim(struct parser *p, const char *name)
 		.defined = { .file = p->file_index, .line = p->line },
 	};
 	strcpy(claims[c->n_claims].name, name);
-	return &claims[c->n_claims++];
+	p->claim = &claims[c->n_claims++];
+	return true;
 }
 
-/* "[global]" or "[claim "NAME"]"; line is trimmed and starts with '['. */
+static bool add_class(struct parser *p, const char *name)
+{
+	struct pmemram_config *c = p->config;
+	struct pmemram_class *classes;
+
+	classes = grow(p, c->classes, c->n_classes, sizeof(*classes), PMEMRAM_CONFIG_MAX_CLASSES, "class", name);
+	if (!classes)
+		return false;
+	c->classes = classes;
+	classes[c->n_classes] = (struct pmemram_class){
+		.mode = PMEMRAM_CLASS_BIND,
+		.nodes_set.file = -1,
+		.mode_set.file = -1,
+		.defined = { .file = p->file_index, .line = p->line },
+	};
+	strcpy(classes[c->n_classes].name, name);
+	p->class = &classes[c->n_classes++];
+	return true;
+}
+
+/* A claim or class seen before: a later file reopens it and the keys it sets override, but
+ * within one file it is defined once. */
+static bool reopen(struct parser *p, const char *kind, const char *name, struct pmemram_config_origin *defined)
+{
+	if (defined->file == p->file_index) {
+		parse_error(p, "%s '%s': defined twice in this file (first at line %u)", kind, name, defined->line);
+		return false;
+	}
+	*defined = (struct pmemram_config_origin){ .file = p->file_index, .line = p->line };
+	return true;
+}
+
+static bool open_claim(struct parser *p, const char *name)
+{
+	p->claim = find_claim(p->config, name);
+	return p->claim ? reopen(p, "claim", name, &p->claim->defined) : add_claim(p, name);
+}
+
+static bool open_class(struct parser *p, const char *name)
+{
+	p->class = find_class(p->config, name);
+	return p->class ? reopen(p, "class", name, &p->class->defined) : add_class(p, name);
+}
+
+/* Sections that name an object: [claim "NAME"], [class "NAME"]. */
+static const struct named_section {
+	enum section section;
+	size_t name_max;   /* with the NUL */
+	const char *extra; /* characters allowed besides letters and digits */
+	const char *rule;  /* the same, for messages */
+	bool (*open)(struct parser *p, const char *name);
+} named_sections[] = {
+	{ SECTION_CLAIM, PMEMRAM_CONFIG_NAME_MAX, "._-", "letters, digits, '.', '_' or '-'", open_claim },
+	/* The class name goes into a slice name, where '-' means nesting. */
+	{ SECTION_CLASS, PMEMRAM_CLASS_NAME_MAX, "_", "letters, digits or '_'", open_class },
+};
+
+/* "[global]", "[claim "NAME"]" or "[class "NAME"]"; line is trimmed and starts with '['. */
 static void parse_section(struct parser *p, char *line)
 {
+	const struct named_section *s = NULL;
 	size_t len = strlen(line), name_len;
 	char q[QUOTE_MAX + 4], *name;
+	const char *kind;
 
 	p->section = SECTION_SKIP;
 	if (line[len - 1] != ']') {
@@ -366,35 +564,33 @@ static void parse_section(struct parser *p, char *line)
 		p->section = SECTION_GLOBAL;
 		return;
 	}
-	if (strncmp(line, "[claim ", 7) != 0) {
-		parse_error(p, "unknown section '%s]' (expected [global] or [claim \"NAME\"])", quote(line, q));
+	for (size_t i = 0; i < ELEMENTSOF(named_sections) && !s; i++) {
+		const char *k = section_names[named_sections[i].section];
+
+		if (strncmp(line + 1, k, strlen(k)) == 0 && line[1 + strlen(k)] == ' ')
+			s = &named_sections[i];
+	}
+	if (!s) {
+		parse_error(p, "unknown section '%s]' (expected [global], [claim \"NAME\"] or [class \"NAME\"])",
+			    quote(line, q));
 		return;
 	}
 
-	name = line + 7;
+	kind = section_names[s->section];
+	name = line + 1 + strlen(kind);
 	name += strspn(name, " \t");
 	name_len = strlen(name);
 	if (name_len < 2 || name[0] != '"' || name[name_len - 1] != '"' ||
-	    !claim_name_is_valid(name + 1, name_len - 2)) {
-		parse_error(p, "invalid claim name %s (expected \"NAME\", 1 to %d letters, digits, '.', '_' or '-')",
-			    quote(name, q), PMEMRAM_CONFIG_NAME_MAX - 1);
+	    !section_name_is_valid(name + 1, name_len - 2, s->name_max, s->extra)) {
+		parse_error(p, "invalid %s name %s (expected \"NAME\", 1 to %zu %s)", kind, quote(name, q),
+			    s->name_max - 1, s->rule);
 		return;
 	}
 	name[name_len - 1] = '\0';
 	name++;
 
-	p->claim = find_claim(p->config, name);
-	if (p->claim && p->claim->defined.file == p->file_index) {
-		parse_error(p, "claim '%s': defined twice in this file (first at line %u)", name,
-			    p->claim->defined.line);
-		return;
-	}
-	if (p->claim) /* reopened by a later file: keys set here override */
-		p->claim->defined = (struct pmemram_config_origin){ .file = p->file_index, .line = p->line };
-	else
-		p->claim = add_claim(p, name);
-	if (p->claim)
-		p->section = SECTION_CLAIM;
+	if (s->open(p, name))
+		p->section = s->section;
 }
 
 static char *strip(char *s)
@@ -410,7 +606,8 @@ static char *strip(char *s)
 
 static void parse_line(struct parser *p, char *line)
 {
-	char q[QUOTE_MAX + 4], *eq, *key, *value;
+	char q[QUOTE_MAX + 4], known[128] = "", *eq, *key, *value;
+	size_t len = 0;
 
 	line = strip(line);
 	if (!*line || *line == '#' || *line == ';')
@@ -440,9 +637,13 @@ static void parse_line(struct parser *p, char *line)
 			keys[i].parse(p, keys[i].name, value);
 			return;
 		}
-	parse_error(p, "key '%s': unknown in %s", quote(key, q),
-		    p->section == SECTION_GLOBAL ? "[global] (known: shuffle)"
-						 : "[claim] (known: match, online, convert)");
+
+	/* The known keys come from the table, so the message cannot fall behind it. */
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (keys[i].section == p->section)
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
+						keys[i].name);
+	parse_error(p, "key '%s': unknown in [%s] (known: %s)", quote(key, q), section_names[p->section], known);
 }
 
 static int add_file(struct pmemram_config *c, const char *filename)
@@ -563,6 +764,13 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 		}
 	}
 
+	for (size_t i = 0; i < c->n_classes; i++)
+		if (c->classes[i].nodes_set.file < 0) {
+			origin_error(c, errors, c->classes[i].defined, "class '%s': key 'nodes' missing",
+				     c->classes[i].name);
+			failed = true;
+		}
+
 	return failed ? -EINVAL : 0;
 }
 
@@ -579,6 +787,8 @@ int pmemram_config_new(struct pmemram_config **ret)
 		return -ENOMEM;
 	c->shuffle = PMEMRAM_CONFIG_SHUFFLE_AUTO;
 	c->shuffle_set.file = -1;
+	c->demotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
+	c->demotion_set.file = -1;
 	*ret = c;
 	return 0;
 }
@@ -591,6 +801,7 @@ struct pmemram_config *pmemram_config_free(struct pmemram_config *c)
 		free(c->files[i]);
 	free(c->files);
 	free(c->claims);
+	free(c->classes);
 	free(c);
 	return NULL;
 }

@@ -11,6 +11,7 @@
 #define PMEMRAM_CONFIG_MAX_FILE_SIZE 65536    /* bytes per file */
 #define PMEMRAM_CONFIG_MAX_DROPINS 128	      /* *.conf files in pmemram.conf.d */
 #define PMEMRAM_CONFIG_MAX_CLAIMS 256	      /* claims over all files */
+#define PMEMRAM_CONFIG_MAX_CLASSES 64	      /* classes over all files: each is a slice */
 #define PMEMRAM_CONFIG_MAX_ERRORS 16	      /* messages kept; later ones are only counted */
 #define PMEMRAM_CONFIG_NAME_MAX 64	      /* claim name, with the NUL */
 #define PMEMRAM_CONFIG_ERROR_MAX 256	      /* one message, with the NUL */
@@ -29,6 +30,14 @@ enum pmemram_config_shuffle {
 	PMEMRAM_CONFIG_SHUFFLE_ON,
 	PMEMRAM_CONFIG_SHUFFLE_OFF,
 	_PMEMRAM_CONFIG_SHUFFLE_MAX,
+};
+
+/* Whether pmemramd writes /sys/kernel/mm/numa/demotion_enabled, and what. */
+enum pmemram_config_demotion {
+	PMEMRAM_CONFIG_DEMOTION_KEEP, /* leave whatever the kernel or the administrator set */
+	PMEMRAM_CONFIG_DEMOTION_ON,
+	PMEMRAM_CONFIG_DEMOTION_OFF,
+	_PMEMRAM_CONFIG_DEMOTION_MAX,
 };
 
 /* What a claim matches, most specific first: a device matched by several claims takes the first kind. */
@@ -55,11 +64,48 @@ struct pmemram_claim {
 	struct pmemram_config_origin defined, match_set, zone_set, convert_set;
 };
 
+/* Which nodes a tiering class's memory comes from; resolved against the machine by
+ * pmemram_class_resolve() (pmemram-class.h), each time, so a class follows hotplug. */
+enum pmemram_class_nodes {
+	PMEMRAM_CLASS_NODES_DRAM,
+	PMEMRAM_CLASS_NODES_PMEM,
+	PMEMRAM_CLASS_NODES_ALL,
+	PMEMRAM_CLASS_NODES_LOWEST_LATENCY,
+	PMEMRAM_CLASS_NODES_HIGHEST_BANDWIDTH,
+	PMEMRAM_CLASS_NODES_LIST, /* the nodes in pmemram_class.list */
+	_PMEMRAM_CLASS_NODES_MAX,
+};
+
+/* The memory policy `pmemramctl run` gives a process of the class; the slice only restricts the nodes. */
+enum pmemram_class_mode {
+	PMEMRAM_CLASS_BIND,
+	PMEMRAM_CLASS_PREFERRED,
+	PMEMRAM_CLASS_INTERLEAVE,
+	_PMEMRAM_CLASS_MODE_MAX,
+};
+
+/* The name becomes the slice pmemram-NAME.slice: letters, digits and '_' only, since '-' in a
+ * slice name means nesting and '.' ends it. */
+#define PMEMRAM_CLASS_NAME_MAX 32 /* with the NUL */
+
+struct pmemram_class {
+	char name[PMEMRAM_CLASS_NAME_MAX];
+	enum pmemram_class_nodes nodes;
+	struct pmemram_nodemask list; /* PMEMRAM_CLASS_NODES_LIST */
+	char nodes_text[64];	      /* the value as written, for messages and status */
+	enum pmemram_class_mode mode; /* PMEMRAM_CLASS_BIND by default */
+	struct pmemram_config_origin defined, nodes_set, mode_set;
+};
+
 struct pmemram_config {
 	enum pmemram_config_shuffle shuffle;
 	struct pmemram_config_origin shuffle_set;
+	enum pmemram_config_demotion demotion;
+	struct pmemram_config_origin demotion_set;
 	size_t n_claims;
 	struct pmemram_claim *claims; /* in order of first definition */
+	size_t n_classes;
+	struct pmemram_class *classes; /* in order of first definition */
 	size_t n_files;
 	char **files; /* names of the files read, as used in messages */
 };
@@ -83,7 +129,7 @@ struct pmemram_config *pmemram_config_free(struct pmemram_config *c);
 int pmemram_config_parse(struct pmemram_config *c, const char *filename, const char *text, size_t size,
 			 struct pmemram_config_errors *errors);
 /* Checks that need every file: each claim has a match, no match value is claimed twice,
- * convert = yes only with a uuid match.  -EINVAL with messages appended to errors. */
+ * convert = yes only with a uuid match; each class has nodes.  -EINVAL with messages appended to errors. */
 int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_errors *errors);
 
 /* Read PMEMRAM_CONFIG_MAIN then PMEMRAM_CONFIG_DROPIN_DIR/ *.conf in lexical order below dir_fd,
@@ -101,6 +147,7 @@ int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source
 				struct pmemram_config_errors *errors);
 
 const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);
+const struct pmemram_class *pmemram_config_find_class(const struct pmemram_config *c, const char *name);
 /* "FILE:LINE" of an origin, or "(default)" when never set. */
 const char *pmemram_config_origin_to_string(const struct pmemram_config *c, struct pmemram_config_origin o,
 					    char *buf, size_t size);
@@ -109,7 +156,11 @@ const char *pmemram_config_origin_to_string(const struct pmemram_config *c, stru
 int pmemram_uuid_normalize(char *uuid);
 
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s);
+const char *pmemram_config_demotion_to_string(enum pmemram_config_demotion d);
 const char *pmemram_match_to_string(enum pmemram_match m);
+/* "dram", "pmem", "all", "lowest-latency", "highest-bandwidth", "list". */
+const char *pmemram_class_nodes_to_string(enum pmemram_class_nodes n);
+const char *pmemram_class_mode_to_string(enum pmemram_class_mode m);
 /* The word of the "online" key for a claim's zone: "movable", "normal"; NULL for other zones. */
 const char *pmemram_config_online_to_string(enum pmemram_zone z);
 

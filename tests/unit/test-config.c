@@ -133,12 +133,13 @@ static void test_value_errors(void **state)
 
 static void test_syntax_errors(void **state)
 {
-	expect_error("a.conf", "[global]\nshufle = on\n", "a.conf:2: key 'shufle': unknown in [global] (known: shuffle)");
+	expect_error("a.conf", "[global]\nshufle = on\n", "a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
 	expect_error("a.conf", "[device dax0.0]\nmatch = all-devdax\n",
-		     "a.conf:1: unknown section '[device dax0.0]' (expected [global] or [claim \"NAME\"])");
+		     "a.conf:1: unknown section '[device dax0.0]' (expected [global], [claim \"NAME\"] or [class "
+		     "\"NAME\"])");
 	expect_error("a.conf", "[claim fast]\n", "a.conf:1: invalid claim name fast (expected \"NAME\", 1 to 63 "
 						 "letters, digits, '.', '_' or '-')");
 	expect_error("a.conf", "[claim \"a b\"]\n", "a.conf:1: invalid claim name \"a b\" (expected \"NAME\", 1 to 63 "
@@ -148,6 +149,147 @@ static void test_syntax_errors(void **state)
 	expect_error("a.conf", "[global]\nshuffle = on\nshuffle = off\n", "a.conf:3: key 'shuffle': already set at line 2");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\n[claim \"x\"]\n",
 		     "a.conf:3: claim 'x': defined twice in this file (first at line 1)");
+}
+
+static void test_classes(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	static const struct {
+		const char *name;
+		enum pmemram_class_nodes nodes;
+		const char *text;
+		enum pmemram_class_mode mode;
+	} expect[] = {
+		{ "fast", PMEMRAM_CLASS_NODES_DRAM, "dram", PMEMRAM_CLASS_BIND },
+		{ "Bulk_2", PMEMRAM_CLASS_NODES_PMEM, "pmem", PMEMRAM_CLASS_PREFERRED },
+		{ "everything", PMEMRAM_CLASS_NODES_ALL, "all", PMEMRAM_CLASS_INTERLEAVE },
+		{ "quick", PMEMRAM_CLASS_NODES_LOWEST_LATENCY, "lowest-latency", PMEMRAM_CLASS_BIND },
+		{ "wide", PMEMRAM_CLASS_NODES_HIGHEST_BANDWIDTH, "highest-bandwidth", PMEMRAM_CLASS_INTERLEAVE },
+		{ "pinned", PMEMRAM_CLASS_NODES_LIST, "0,2-3", PMEMRAM_CLASS_BIND },
+	};
+	const struct pmemram_class *class;
+	struct pmemram_config_errors e;
+	char where[64];
+
+	assert_int_equal(parse("pmemram.conf",
+			       "[global]\n"
+			       "demotion = on\n"
+			       "[class \"fast\"]\n"
+			       "nodes = dram\n"
+			       "[claim \"dev\"]\n"
+			       "match = device:dax0.0\n"
+			       "[class \"Bulk_2\"]\n"
+			       "mode = preferred\n"
+			       "nodes = pmem\n"
+			       "[class \"everything\"]\n"
+			       "nodes = all\n"
+			       "mode = interleave\n"
+			       "[class \"quick\"]\n"
+			       "nodes = lowest-latency\n"
+			       "[class \"wide\"]\n"
+			       "nodes=highest-bandwidth\n"
+			       "mode=interleave\n"
+			       "[class \"pinned\"]\n"
+			       "nodes = 0,2-3\n",
+			       &c, &e),
+			 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c->n_claims, 1);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_ON);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->demotion_set, where, sizeof(where)), "pmemram.conf:2");
+
+	/* in order of definition */
+	assert_int_equal(c->n_classes, ELEMENTSOF(expect));
+	for (size_t i = 0; i < ELEMENTSOF(expect); i++) {
+		class = pmemram_config_find_class(c, expect[i].name);
+		assert_ptr_equal(class, &c->classes[i]);
+		assert_int_equal(class->nodes, expect[i].nodes);
+		assert_string_equal(class->nodes_text, expect[i].text);
+		assert_int_equal(class->mode, expect[i].mode);
+	}
+
+	class = pmemram_config_find_class(c, "pinned");
+	assert_int_equal(pmemram_nodemask_weight(&class->list), 3);
+	assert_true(pmemram_nodemask_test(&class->list, 0));
+	assert_true(pmemram_nodemask_test(&class->list, 2));
+	assert_true(pmemram_nodemask_test(&class->list, 3));
+	assert_string_equal(pmemram_config_origin_to_string(c, class->defined, where, sizeof(where)), "pmemram.conf:18");
+	assert_string_equal(pmemram_config_origin_to_string(c, class->nodes_set, where, sizeof(where)),
+			    "pmemram.conf:19");
+	assert_string_equal(pmemram_config_origin_to_string(c, class->mode_set, where, sizeof(where)), "(default)");
+	assert_string_equal(pmemram_config_origin_to_string(c, pmemram_config_find_class(c, "Bulk_2")->mode_set, where,
+							    sizeof(where)),
+			    "pmemram.conf:8");
+
+	/* claims and classes are apart: the same name may be both */
+	assert_null(pmemram_config_find_class(c, "dev"));
+	assert_null(pmemram_config_find_class(c, "bulk_2"));
+	assert_null(pmemram_config_find_claim(c, "fast"));
+
+	assert_string_equal(pmemram_class_nodes_to_string(PMEMRAM_CLASS_NODES_HIGHEST_BANDWIDTH), "highest-bandwidth");
+	assert_string_equal(pmemram_class_nodes_to_string(PMEMRAM_CLASS_NODES_LIST), "list");
+	assert_null(pmemram_class_nodes_to_string(_PMEMRAM_CLASS_NODES_MAX));
+	assert_string_equal(pmemram_class_mode_to_string(PMEMRAM_CLASS_PREFERRED), "preferred");
+	assert_null(pmemram_class_mode_to_string(_PMEMRAM_CLASS_MODE_MAX));
+	assert_string_equal(pmemram_config_demotion_to_string(PMEMRAM_CONFIG_DEMOTION_KEEP), "keep");
+	assert_null(pmemram_config_demotion_to_string(_PMEMRAM_CONFIG_DEMOTION_MAX));
+	c = pmemram_config_free(c);
+
+	/* defaults: no classes, demotion left alone */
+	assert_int_equal(parse("pmemram.conf", "[global]\ndemotion = off\n", &c, &e), 0);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_OFF);
+	c = pmemram_config_free(c);
+	assert_int_equal(parse("pmemram.conf", "", &c, &e), 0);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_int_equal(c->demotion_set.file, -1);
+	assert_int_equal(c->n_classes, 0);
+	assert_null(pmemram_config_find_class(c, "fast"));
+}
+
+static void test_class_errors(void **state)
+{
+	/* the name becomes pmemram-NAME.slice, where '-' would nest */
+	expect_error("a.conf", "[class \"fast-tier\"]\nnodes = dram\n",
+		     "a.conf:1: invalid class name \"fast-tier\" (expected \"NAME\", 1 to 31 letters, digits or '_')");
+	expect_error("a.conf", "[class \"a.b\"]\n",
+		     "a.conf:1: invalid class name \"a.b\" (expected \"NAME\", 1 to 31 letters, digits or '_')");
+	expect_error("a.conf", "[class \"\"]\n",
+		     "a.conf:1: invalid class name \"\" (expected \"NAME\", 1 to 31 letters, digits or '_')");
+	expect_error("a.conf", "[class fast]\n",
+		     "a.conf:1: invalid class name fast (expected \"NAME\", 1 to 31 letters, digits or '_')");
+	expect_error("a.conf", "[class \"abcdefghijklmnopqrstuvwxyz012345\"]\nnodes = dram\n",
+		     "a.conf:1: invalid class name \"abcdefghijklmnopqrstuvwxyz012345\" (expected \"NAME\", 1 to 31 "
+		     "letters, digits or '_')");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = strict\n",
+		     "a.conf:3: key 'mode': expected 'bind', 'preferred' or 'interleave', got 'strict'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = fast\n",
+		     "a.conf:2: key 'nodes': expected 'dram', 'pmem', 'all', 'lowest-latency', 'highest-bandwidth' or a "
+		     "node list like '0,2-3', got 'fast'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = list\n",
+		     "a.conf:2: key 'nodes': expected 'dram', 'pmem', 'all', 'lowest-latency', 'highest-bandwidth' or a "
+		     "node list like '0,2-3', got 'list'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = 0-\n",
+		     "a.conf:2: key 'nodes': invalid node list '0-' (expected numbers and ranges, like '0,2-3')");
+	expect_error("a.conf", "[class \"x\"]\nnodes = 3-1\n",
+		     "a.conf:2: key 'nodes': invalid node list '3-1' (expected numbers and ranges, like '0,2-3')");
+	expect_error("a.conf", "[class \"x\"]\nnodes = 1,1024\n",
+		     "a.conf:2: key 'nodes': node numbers go up to 1023, got '1,1024'");
+	expect_error("a.conf",
+		     "[class \"x\"]\nnodes = 1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41,43,45,47\n",
+		     "a.conf:2: key 'nodes': node list longer than 63 characters");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nnodes = pmem\n",
+		     "a.conf:3: key 'nodes': already set at line 2");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\n\n[class \"x\"]\n",
+		     "a.conf:4: class 'x': defined twice in this file (first at line 1)");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\npolicy = bind\n",
+		     "a.conf:3: key 'policy': unknown in [class] (known: nodes, mode)");
+	expect_error("a.conf", "[global]\ndemotion = yes\n",
+		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
+	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
+		     "a.conf:3: key 'demotion': already set at line 2");
+	/* checked once every file is read: a later one might still set it */
+	expect_error("a.conf", "[claim \"c\"]\nmatch = all-devdax\n[class \"x\"]\nmode = bind\n",
+		     "a.conf:3: class 'x': key 'nodes' missing");
 }
 
 static void test_many_errors(void **state)
@@ -172,7 +314,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(parse("a.conf", text, &c, &e), -EINVAL);
 	assert_int_equal(e.n, PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
-	assert_string_equal(e.msg[15], "a.conf:17: key 'bad15': unknown in [global] (known: shuffle)");
+	assert_string_equal(e.msg[15], "a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion)");
 }
 
 static void test_verify_errors(void **state)
@@ -221,6 +363,12 @@ static void test_limits(void **state)
 		len += (size_t)sprintf(text + len, "[claim \"c%d\"]\nmatch = device:dax%d.0\n", i, i);
 	expect_error("a.conf", text, "a.conf:513: claim 'c256': more than 256 claims");
 
+	/* classes */
+	len = 0;
+	for (int i = 0; i <= PMEMRAM_CONFIG_MAX_CLASSES; i++)
+		len += (size_t)sprintf(text + len, "[class \"c%d\"]\nnodes = %d\n", i, i);
+	expect_error("a.conf", text, "a.conf:129: class 'c64': more than 64 classes");
+
 	/* a NUL byte ends the parse: not a text file */
 	assert_int_equal(pmemram_config_new(&c), 0);
 	e = (struct pmemram_config_errors){};
@@ -253,6 +401,55 @@ static void test_override_order(void **state)
 	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
 	assert_string_equal(pmemram_config_origin_to_string(c, claim->zone_set, where, sizeof(where)),
 			    "pmemram.conf.d/10-a.conf:2");
+}
+
+/* A class reopened in a drop-in: only the key set there changes, and its origin with it. */
+static void test_class_override(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e = {};
+	const struct pmemram_class *class;
+	char where[64];
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf",
+			       "[global]\ndemotion = on\n[class \"bulk\"]\nnodes = pmem\nmode = preferred\n"
+			       "[class \"fast\"]\nnodes = dram\n",
+			       &e),
+			 0);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/10-a.conf", "[class \"bulk\"]\nnodes = 2-3\n", &e), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/20-b.conf", "[global]\ndemotion = keep\n[class \"new\"]\nnodes = all\n",
+			       &e),
+			 0);
+	/* a class may get its nodes from a later file only */
+	assert_int_equal(PARSE(c, "pmemram.conf.d/30-c.conf", "[class \"late\"]\nmode = interleave\n", &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], "pmemram.conf.d/30-c.conf:1: class 'late': key 'nodes' missing");
+	e = (struct pmemram_config_errors){};
+	assert_int_equal(PARSE(c, "pmemram.conf.d/40-d.conf", "[class \"late\"]\nnodes = 0\n", &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	assert_int_equal(e.n, 0);
+
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->demotion_set, where, sizeof(where)),
+			    "pmemram.conf.d/20-b.conf:2");
+	assert_int_equal(c->n_classes, 4);
+	assert_string_equal(c->classes[0].name, "bulk");
+	assert_string_equal(c->classes[3].name, "late");
+
+	class = pmemram_config_find_class(c, "bulk");
+	assert_int_equal(class->nodes, PMEMRAM_CLASS_NODES_LIST);
+	assert_string_equal(class->nodes_text, "2-3");
+	assert_int_equal(pmemram_nodemask_weight(&class->list), 2);
+	assert_int_equal(class->mode, PMEMRAM_CLASS_PREFERRED); /* kept */
+	assert_string_equal(pmemram_config_origin_to_string(c, class->defined, where, sizeof(where)),
+			    "pmemram.conf.d/10-a.conf:1");
+	assert_string_equal(pmemram_config_origin_to_string(c, class->nodes_set, where, sizeof(where)),
+			    "pmemram.conf.d/10-a.conf:2");
+	assert_string_equal(pmemram_config_origin_to_string(c, class->mode_set, where, sizeof(where)), "pmemram.conf:5");
+	assert_int_equal(pmemram_config_find_class(c, "fast")->nodes, PMEMRAM_CLASS_NODES_DRAM);
+	assert_int_equal(pmemram_config_find_class(c, "late")->mode, PMEMRAM_CLASS_INTERLEAVE);
 }
 
 /* ---- the loader, on a directory under mkdtemp() ---------------------------------------- */
@@ -402,10 +599,13 @@ int main(void)
 		cmocka_unit_test(test_uuid),
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_class_errors),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_verify_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_override_order),
+		cmocka_unit_test(test_class_override),
 		cmocka_unit_test_setup_teardown(test_load_missing, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_dropins, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_errors, dir_setup, dir_teardown),
