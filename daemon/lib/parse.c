@@ -415,3 +415,30 @@ int pmemram_nodemask_next(const struct pmemram_nodemask *m, unsigned from)
 			return (int)n;
 	return -1;
 }
+
+int pmemram_nodemask_format(const struct pmemram_nodemask *m, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (!m || !buf || size == 0)
+		return -EINVAL;
+
+	buf[0] = '\0';
+	for (int first = pmemram_nodemask_next(m, 0), last; first >= 0; first = pmemram_nodemask_next(m, last + 1)) {
+		int k;
+
+		/* Runs of two are "0-1" too, as the kernel prints them. */
+		for (last = first; pmemram_nodemask_test(m, (unsigned)last + 1);)
+			last++;
+		if (last == first)
+			k = snprintf(buf + len, size - len, "%s%d", len > 0 ? "," : "", first);
+		else
+			k = snprintf(buf + len, size - len, "%s%d-%d", len > 0 ? "," : "", first, last);
+		if (k < 0 || (size_t)k >= size - len) {
+			buf[0] = '\0';
+			return -ENAMETOOLONG;
+		}
+		len += (size_t)k;
+	}
+	return 0;
+}

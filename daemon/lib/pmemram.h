@@ -90,6 +90,9 @@ void pmemram_nodemask_set(struct pmemram_nodemask *m, unsigned node);
 unsigned pmemram_nodemask_weight(const struct pmemram_nodemask *m);
 /* Next set bit at or after "from", or -1. */
 int pmemram_nodemask_next(const struct pmemram_nodemask *m, unsigned from);
+/* The kernel's list format, "0,2-3" ("" for an empty mask), into buf; the inverse of
+ * pmemram_parse_range_list().  -ENAMETOOLONG (buf "") when it does not fit in size bytes. */
+int pmemram_nodemask_format(const struct pmemram_nodemask *m, char *buf, size_t size);
 #define PMEMRAM_NODEMASK_FOREACH(n, m) \
 	for (int n = pmemram_nodemask_next((m), 0); n >= 0; n = pmemram_nodemask_next((m), n + 1))
 

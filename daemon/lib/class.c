@@ -1,0 +1,117 @@
+/* Tiering classes: a class's NUMA nodes from the topology and the dax devices, pure (no I/O). */
+#include <stdarg.h>
+
+#include "pmemram-class.h"
+#include "pmemram-private.h"
+
+void pmemram_kmem_nodes(const struct pmemram_dax_list *dax, struct pmemram_nodemask *ret)
+{
+	struct pmemram_nodemask m = {};
+
+	if (!ret)
+		return;
+	for (size_t i = 0; dax && i < dax->n_devices; i++)
+		if (dax->devices[i].mode == PMEMRAM_DAX_SYSTEM_RAM && dax->devices[i].target_node >= 0)
+			pmemram_nodemask_set(&m, (unsigned)dax->devices[i].target_node);
+	*ret = m;
+}
+
+/* Fill why with one sentence and return r (negative). */
+_printf_(4, 5) static int explain(char *why, size_t why_size, int r, const char *format, ...)
+{
+	va_list args;
+
+	if (why && why_size > 0) {
+		va_start(args, format);
+		vsnprintf(why, why_size, format, args);
+		va_end(args);
+	}
+	return r;
+}
+
+/*
+ * The nodes with memory whose access0 figure is best: the least read latency, or the most read
+ * bandwidth, every node that reaches it.  The kernel reports 0 for a figure the firmware left out,
+ * and such a node must not win "lowest latency", so 0 does not take part.  false when no node
+ * has the figure.
+ */
+static bool best_nodes(const struct pmemram_topology *t, bool latency, struct pmemram_nodemask *ret)
+{
+	struct pmemram_nodemask m = {};
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct pmemram_node *n = &t->nodes[i];
+		uint64_t v = latency ? n->access0.read_latency : n->access0.read_bandwidth;
+
+		if (n->id < 0 || !pmemram_nodemask_test(&t->has_memory, (unsigned)n->id) || !n->access0.present ||
+		    v == 0)
+			continue;
+		if (best == 0 || (latency ? v < best : v > best)) {
+			best = v;
+			m = (struct pmemram_nodemask){};
+		}
+		if (v == best)
+			pmemram_nodemask_set(&m, (unsigned)n->id);
+	}
+	*ret = m;
+	return best > 0;
+}
+
+int pmemram_class_resolve(const struct pmemram_class *c, const struct pmemram_topology *t,
+			  const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret, char *why,
+			  size_t why_size)
+{
+	struct pmemram_nodemask m = {};
+	char memory[128];
+	bool latency;
+
+	if (!c || !t || !ret)
+		return -EINVAL;
+
+	switch (c->nodes) {
+	case PMEMRAM_CLASS_NODES_DRAM:
+	case PMEMRAM_CLASS_NODES_PMEM:
+	case PMEMRAM_CLASS_NODES_ALL:
+		PMEMRAM_NODEMASK_FOREACH(n, &t->has_memory) {
+			/* Firmware may put a device in a socket's own proximity domain; that node mixes
+			 * the pmem with the socket's DRAM and CPUs, and a class cannot split it: dram. */
+			bool pmem = kmem_nodes && pmemram_nodemask_test(kmem_nodes, (unsigned)n) &&
+				    !pmemram_nodemask_test(&t->has_cpu, (unsigned)n);
+
+			if (c->nodes == PMEMRAM_CLASS_NODES_ALL || pmem == (c->nodes == PMEMRAM_CLASS_NODES_PMEM))
+				pmemram_nodemask_set(&m, (unsigned)n);
+		}
+		break;
+
+	case PMEMRAM_CLASS_NODES_LOWEST_LATENCY:
+	case PMEMRAM_CLASS_NODES_HIGHEST_BANDWIDTH:
+		latency = c->nodes == PMEMRAM_CLASS_NODES_LOWEST_LATENCY;
+		if (!best_nodes(t, latency, &m))
+			return explain(why, why_size, -ENODATA,
+				       "no node with memory reports a read %s (no ACPI HMAT access0 data), so none is %s",
+				       latency ? "latency" : "bandwidth", pmemram_class_nodes_to_string(c->nodes));
+		break;
+
+	case PMEMRAM_CLASS_NODES_LIST:
+		PMEMRAM_NODEMASK_FOREACH(n, &c->list) {
+			if (pmemram_nodemask_test(&t->online, (unsigned)n) &&
+			    pmemram_nodemask_test(&t->has_memory, (unsigned)n))
+				continue;
+			if (pmemram_nodemask_weight(&t->has_memory) == 0)
+				strcpy(memory, "none");
+			else if (pmemram_nodemask_format(&t->has_memory, memory, sizeof(memory)) < 0)
+				snprintf(memory, sizeof(memory), "%u nodes", pmemram_nodemask_weight(&t->has_memory));
+			return explain(why, why_size, -ENOENT,
+				       "node %d does not exist or has no memory (nodes with memory: %s)", n, memory);
+		}
+		m = c->list;
+		break;
+
+	default:
+		return -EINVAL;
+	}
+
+	*ret = m;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* Tiering classes against the machine: which NUMA nodes a class of pmemram.conf stands for now. */
+#pragma once
+
+#include <stddef.h>
+
+#include "pmemram-config.h"
+#include "pmemram.h"
+
+/* Nodes whose memory came through kmem: the target_node of every dax device bound to kmem. */
+void pmemram_kmem_nodes(const struct pmemram_dax_list *dax, struct pmemram_nodemask *ret);
+
+/*
+ * The nodes of class c on this machine, resolved now, so that a class follows devices as they
+ * come and go:
+ *   pmem: nodes with memory that are in kmem_nodes and have no CPU;
+ *   dram: nodes with memory that are not pmem (those with CPUs, or ordinary RAM);
+ *   all: nodes with memory;
+ *   lowest-latency, highest-bandwidth: among the nodes with memory and HMAT access0 data, those
+ *     with the least read_latency or the most read_bandwidth (all of them on a tie); -ENODATA
+ *     when no node has that data;
+ *   list: exactly the list; -ENOENT when a listed node is not online or has no memory.
+ * kmem_nodes NULL counts as empty.  An empty result (pmem before any device is onlined) is 0 with
+ * an empty mask: the caller decides what that means.  On error, why (unless NULL) gets one
+ * sentence naming the node or the reason, e.g. "node 5 does not exist or has no memory (nodes
+ * with memory: 0-2)", and ret is untouched.
+ */
+int pmemram_class_resolve(const struct pmemram_class *c, const struct pmemram_topology *t,
+			  const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret, char *why,
+			  size_t why_size);
