@@ -26,6 +26,8 @@ int cmd_release(const struct ctl_globals *g, int argc, char **argv);
 int cmd_reclaim(const struct ctl_globals *g, int argc, char **argv);
 int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv);
 int cmd_cache_report(const struct ctl_globals *g, int argc, char **argv);
+int cmd_classes(const struct ctl_globals *g, int argc, char **argv);
+int cmd_run(const struct ctl_globals *g, int argc, char **argv);
 
 /* Open the library context (sysfs root from $PMEMRAM_SYSFS_ROOT); diagnostics on stderr. */
 int ctl_ctx_new(struct pmemram_ctx **ret_ctx);

@@ -532,6 +532,11 @@ static bool open_class(struct parser *p, const char *name)
 	return p->class ? reopen(p, "class", name, &p->class->defined) : add_class(p, name);
 }
 
+bool pmemram_class_name_is_valid(const char *name)
+{
+	return name && section_name_is_valid(name, strlen(name), PMEMRAM_CLASS_NAME_MAX, "_");
+}
+
 /* Sections that name an object: [claim "NAME"], [class "NAME"]. */
 static const struct named_section {
 	enum section section;

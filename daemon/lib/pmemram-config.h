@@ -147,6 +147,8 @@ int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source
 				struct pmemram_config_errors *errors);
 
 const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);
+/* 1 to PMEMRAM_CLASS_NAME_MAX - 1 letters, digits or '_': what [class "NAME"] accepts. */
+bool pmemram_class_name_is_valid(const char *name);
 const struct pmemram_class *pmemram_config_find_class(const struct pmemram_config *c, const char *name);
 /* "FILE:LINE" of an origin, or "(default)" when never set. */
 const char *pmemram_config_origin_to_string(const struct pmemram_config *c, struct pmemram_config_origin o,

@@ -180,6 +180,7 @@ static void manager_free(struct manager *m)
 	pmemram_config_free(m->config);
 	for (size_t i = 0; i < m->n_held; i++)
 		free(m->held[i]);
+	free(m->classes);
 	free(m->runtime_dir);
 	free(m->socket_path);
 	pmemram_ctx_unref(m->ctx);
@@ -259,7 +260,7 @@ int main(int argc, char **argv)
 		{ "coalesce-ms", required_argument, NULL, OPT_COALESCE },
 		{},
 	};
-	struct manager m = { .listen_fd = -1 };
+	struct manager m = { .listen_fd = -1, .demotion = -1 };
 	const char *socket_path = getenv(PMEMRAM_SOCKET_ENV);
 	unsigned settle = DEFAULT_SETTLE_SEC, coalesce = DEFAULT_COALESCE_MSEC;
 	char *slash;

@@ -347,6 +347,8 @@ int manager_reconcile(struct manager *m, const char *why)
 
 	pmemram_reconcile_result_free(m->last);
 	m->last = res;
+	/* Classes follow the devices the reconcile onlined (or gave back). */
+	(void)manager_apply_classes(m);
 	manager_notify_status(m);
 	return r;
 }
@@ -380,6 +382,10 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 							       : "error"));
 	if (ok && m->config_error[0])
 		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
+	if (ok)
+		ok = json_add(d, "classes", manager_classes_json(m)) &&
+		     (m->demotion >= 0 ? json_add(d, "demotion_enabled", json_object_new_boolean(m->demotion))
+				       : json_add_null_value(d, "demotion_enabled"));
 	if (ok && m->shuffle_known) {
 		struct json_object *sp = json_object_new_object();
 

@@ -19,6 +19,13 @@ struct json_object;
 
 #define MANAGER_CONFIG_ERRORS_MAX 4096 /* bytes of the last failed reload's messages */
 
+/* A tiering class as last applied. */
+struct manager_class {
+	char name[PMEMRAM_CLASS_NAME_MAX];
+	char nodes[128];  /* resolved, "" when it could not be */
+	char error[256];  /* why not, "" when its slice is as resolved */
+};
+
 struct manager {
 	sd_event *event;
 	struct pmemram_ctx *ctx;
@@ -54,6 +61,11 @@ struct manager {
 	 * (re)load of the configuration; pmemramd reports it, pmemramctl shuffle apply writes it. */
 	bool shuffle_known;
 	struct pmemram_shuffle_policy shuffle;
+	/* tiering classes, applied after each reconcile (classes.c) */
+	size_t n_classes;
+	struct manager_class *classes;
+	unsigned n_slice_reloads;
+	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 
 	/* devices release gave back, kept in runtime_dir/held across restarts */
 	char *runtime_dir;
@@ -94,6 +106,14 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 		      void *userdata);
 /* The "status" reply's payload. */
 int manager_status_json(struct manager *m, struct json_object **ret);
+
+/* ---- tiering classes (classes.c) ---- */
+/* Resolve every class, write the slices that change (then reload systemd), remove those of
+ * classes gone, and set the demotion switch; problems are logged and kept per class. */
+int manager_apply_classes(struct manager *m);
+const struct manager_class *manager_find_class(const struct manager *m, const char *name);
+/* [{"class", "slice", "nodes", "error"}], NULL on allocation failure. */
+struct json_object *manager_classes_json(const struct manager *m);
 
 /* ---- server.c ---- */
 int server_open(struct manager *m);

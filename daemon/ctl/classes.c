@@ -1,0 +1,401 @@
+/* pmemramctl classes and run: tiering classes, their nodes and members; run a command in one. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <numaif.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "json-util.h"
+#include "macro.h"
+#include "pmemram-class.h"
+#include "pmemram-config.h"
+#include "pmemram-tiering.h"
+
+#define ENV_CLASS "PMEMRAM_CLASS" /* set by run: how classes finds the processes it started */
+#define MAX_MEMBERS 256
+
+struct class_view {
+	const struct pmemram_class *c;
+	int r; /* of resolving */
+	char nodes[128];
+	char why[256];
+	struct pmemram_nodemask mask;
+	char slice[PMEMRAM_CLASS_NAME_MAX + 16];
+	char slice_nodes[128]; /* AllowedMemoryNodes= of its slice file, "" when there is none */
+};
+
+/* Everything both commands need: the configuration, and the nodes of each class now. */
+struct classes {
+	struct pmemram_config *config;
+	struct pmemram_topology *topology;
+	struct pmemram_dax_list *dax;
+	struct pmemram_nodemask kmem;
+	size_t n;
+	struct class_view *views;
+};
+
+static void classes_done(struct classes *s)
+{
+	pmemram_config_free(s->config);
+	pmemram_topology_free(s->topology);
+	pmemram_dax_list_free(s->dax);
+	free(s->views);
+	*s = (struct classes){};
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : fallback;
+}
+
+static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes *s)
+{
+	_cleanup_(closep) int slice_fd = -1;
+	bool configured;
+	int r;
+
+	r = ctl_load_config(dir, true, &s->config, &configured);
+	if (r != CTL_EXIT_OK)
+		return r;
+	r = pmemram_topology_read(ctx, &s->topology);
+	if (r < 0)
+		return ctl_read_failed(ctx, "NUMA nodes", r);
+	r = pmemram_dax_list_read(ctx, &s->dax);
+	if (r < 0)
+		return ctl_read_failed(ctx, "dax devices", r);
+	pmemram_kmem_nodes(s->dax, &s->kmem);
+
+	s->views = calloc(s->config->n_classes ? s->config->n_classes : 1, sizeof(*s->views));
+	if (!s->views)
+		return CTL_EXIT_SYSTEM;
+	s->n = s->config->n_classes;
+	slice_fd = open(env_or(PMEMRAM_SLICE_DIR_ENV, PMEMRAM_SLICE_DIR), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; i < s->n; i++) {
+		struct class_view *v = &s->views[i];
+
+		v->c = &s->config->classes[i];
+		v->r = pmemram_class_resolve(v->c, s->topology, &s->kmem, &v->mask, v->why, sizeof(v->why));
+		if (v->r >= 0 && pmemram_nodemask_weight(&v->mask) == 0) {
+			v->r = -ENXIO;
+			snprintf(v->why, sizeof(v->why), "nodes = %s resolves to no node on this machine now",
+				 v->c->nodes_text);
+		}
+		if (v->r >= 0)
+			v->r = pmemram_nodemask_format(&v->mask, v->nodes, sizeof(v->nodes));
+		if (v->r < 0 && !v->why[0])
+			snprintf(v->why, sizeof(v->why), "%s", strerror(-v->r));
+		(void)pmemram_slice_name(v->c->name, v->slice, sizeof(v->slice));
+		if (slice_fd < 0 || pmemram_slice_read_nodes(slice_fd, v->c->name, v->slice_nodes,
+							     sizeof(v->slice_nodes)) <= 0)
+			v->slice_nodes[0] = '\0';
+	}
+	return CTL_EXIT_OK;
+}
+
+static const struct class_view *find_view(const struct classes *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (streq(s->views[i].c->name, name))
+			return &s->views[i];
+	return NULL;
+}
+
+/* ---- classes ------------------------------------------------------------------------------------ */
+
+/* The units under the slice's cgroup (pmemram-NAME.slice sits below pmemram.slice), sorted. */
+static size_t slice_units(const char *slice, char names[][NAME_MAX + 1], size_t max)
+{
+	char path[PATH_MAX];
+	_cleanup_(closedirp) DIR *d = NULL;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (snprintf(path, sizeof(path), "%s/pmemram.slice/%s", env_or("PMEMRAM_CGROUP_ROOT", "/sys/fs/cgroup"),
+		     slice) >= (int)sizeof(path))
+		return 0;
+	d = opendir(path);
+	while (d && (de = readdir(d)) && n < max) {
+		const char *dot = strrchr(de->d_name, '.');
+
+		if (de->d_type == DT_DIR && dot && (streq(dot, ".service") || streq(dot, ".scope")))
+			snprintf(names[n++], NAME_MAX + 1, "%s", de->d_name);
+	}
+	qsort(names, n, NAME_MAX + 1, (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
+/* Processes started by pmemramctl run --class name: their environment says so. */
+static size_t run_members(const char *name, int *pids, size_t max)
+{
+	const char *proc = env_or("PMEMRAM_PROCFS_ROOT", "/proc");
+	_cleanup_(closedirp) DIR *d = opendir(proc);
+	char want[PMEMRAM_CLASS_NAME_MAX + 32];
+	struct dirent *de;
+	size_t n = 0;
+
+	snprintf(want, sizeof(want), ENV_CLASS "=%s", name);
+	while (d && (de = readdir(d)) && n < max) {
+		char path[PATH_MAX], env[65536];
+		_cleanup_(closep) int fd = -1;
+		ssize_t len;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/environ", proc, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, env, sizeof(env) - 1);
+		if (len <= 0)
+			continue;
+		env[len] = '\0';
+		for (ssize_t off = 0; off < len; off += (ssize_t)strlen(env + off) + 1)
+			if (streq(env + off, want)) {
+				pids[n++] = atoi(de->d_name);
+				break;
+			}
+	}
+	return n;
+}
+
+static struct json_object *json_class(const struct class_view *v)
+{
+	char units[64][NAME_MAX + 1];
+	int pids[MAX_MEMBERS];
+	size_t n_units = slice_units(v->slice, units, ELEMENTSOF(units)), n_pids;
+	struct json_object *o = json_object_new_object(), *u = json_object_new_array(), *p = json_object_new_array();
+	bool ok = o && u && p;
+
+	n_pids = run_members(v->c->name, pids, ELEMENTSOF(pids));
+	ok = ok && json_add(o, "class", json_object_new_string(v->c->name));
+	ok = ok && json_add(o, "nodes_spec", json_object_new_string(v->c->nodes_text));
+	ok = ok && json_add(o, "mode", json_object_new_string(pmemram_class_mode_to_string(v->c->mode)));
+	ok = ok && json_add_string_or_null(o, "nodes", v->r >= 0 ? v->nodes : NULL);
+	ok = ok && json_add_string_or_null(o, "error", v->r < 0 ? v->why : NULL);
+	ok = ok && json_add(o, "slice", json_object_new_string(v->slice));
+	ok = ok && json_add_string_or_null(o, "slice_nodes", v->slice_nodes[0] ? v->slice_nodes : NULL);
+	for (size_t i = 0; ok && i < n_units; i++)
+		ok = json_append(u, json_object_new_string(units[i]));
+	for (size_t i = 0; ok && i < n_pids; i++)
+		ok = json_append(p, json_object_new_int(pids[i]));
+	ok = ok && json_add(o, "units", json_object_get(u)) && json_add(o, "run_processes", json_object_get(p));
+	json_object_put(u);
+	json_object_put(p);
+	if (!ok)
+		json_object_putp(&o);
+	return o;
+}
+
+static void print_class(const struct class_view *v)
+{
+	char units[64][NAME_MAX + 1];
+	int pids[MAX_MEMBERS];
+	size_t n_units = slice_units(v->slice, units, ELEMENTSOF(units)), n_pids = run_members(v->c->name, pids, MAX_MEMBERS);
+
+	printf("%-12s nodes = %-18s mode %-10s ", v->c->name, v->c->nodes_text, pmemram_class_mode_to_string(v->c->mode));
+	if (v->r >= 0)
+		printf("-> node%s %s\n", pmemram_nodemask_weight(&v->mask) > 1 ? "s" : "", v->nodes);
+	else
+		printf("-> ERROR: %s\n", v->why);
+	if (v->slice_nodes[0])
+		printf("             %s: AllowedMemoryNodes=%s%s\n", v->slice, v->slice_nodes,
+		       v->r >= 0 && !streq(v->slice_nodes, v->nodes) ? " (pmemramd has not caught up)" : "");
+	else
+		printf("             %s: not written (pmemramd writes it once the class resolves)\n", v->slice);
+	printf("             units:");
+	for (size_t i = 0; i < n_units; i++)
+		printf(" %s", units[i]);
+	printf("%s\n             run:", n_units ? "" : " none");
+	for (size_t i = 0; i < n_pids; i++)
+		printf(" %d", pids[i]);
+	printf("%s\n", n_pids ? "" : " none");
+}
+
+static void classes_help(void)
+{
+	printf("Usage: %s classes [--json] [--config DIR]\n"
+	       "\n"
+	       "List the tiering classes of the configuration: the nodes each resolves to now, its slice\n"
+	       "(pmemram-NAME.slice) with the AllowedMemoryNodes= pmemramd wrote, the units in that slice\n"
+	       "and the processes started with pmemramctl run --class.\n",
+	       program_invocation_short_name);
+}
+
+static int parse_common(const char *command, int argc, char **argv, bool *json, const char **dir, const char **class,
+			void (*help)(void))
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "class", required_argument, NULL, 'C' },
+		{},
+	};
+	int c;
+
+	opterr = 0;
+	/* "+": a command's own options after "--" or its name are not ours. */
+	while ((c = getopt_long(argc, argv, "+hjc:C:", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			help();
+			return -1;
+		case 'j':
+			*json = true;
+			break;
+		case 'c':
+			*dir = optarg;
+			break;
+		case 'C':
+			if (!class)
+				return ctl_usage_error(command, "unrecognized option '--class'");
+			*class = optarg;
+			break;
+		default:
+			return ctl_unknown_option(command, argv);
+		}
+	}
+	return 0;
+}
+
+int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
+	_cleanup_(classes_done) struct classes s = {};
+	const char *dir = ctl_config_dir();
+	bool json = g->json;
+	int r;
+
+	r = parse_common("classes", argc, argv, &json, &dir, NULL, classes_help);
+	if (r != 0)
+		return r < 0 ? CTL_EXIT_OK : r;
+	if (optind < argc)
+		return ctl_usage_error("classes", "unexpected argument '%s'", argv[optind]);
+	if (ctl_ctx_new(&ctx) < 0)
+		return CTL_EXIT_SYSTEM;
+	r = classes_read(ctx, dir, &s);
+	if (r != CTL_EXIT_OK)
+		return r;
+
+	if (json) {
+		struct json_object *root = json_object_new_object(), *a = json_object_new_array();
+		char kmem[128] = "";
+		bool ok = root && a;
+
+		(void)pmemram_nodemask_format(&s.kmem, kmem, sizeof(kmem));
+		for (size_t i = 0; ok && i < s.n; i++)
+			ok = json_append(a, json_class(&s.views[i]));
+		ok = ok && json_add(root, "kmem_nodes", json_object_new_string(kmem)) &&
+		     json_add(root, "classes", json_object_get(a));
+		json_object_put(a);
+		if (ctl_print_json(root, ok) < 0)
+			return CTL_EXIT_SYSTEM;
+	} else {
+		if (s.n == 0)
+			printf("no classes in %s\n", dir);
+		for (size_t i = 0; i < s.n; i++)
+			print_class(&s.views[i]);
+	}
+	for (size_t i = 0; i < s.n; i++)
+		if (s.views[i].r < 0)
+			return CTL_EXIT_FAILED; /* a class that does not resolve: its error is in the output */
+	return ctl_flush_stdout();
+}
+
+/* ---- run ----------------------------------------------------------------------------------------- */
+
+static void run_help(void)
+{
+	printf("Usage: %s run --class NAME [--config DIR] [--] COMMAND [ARGS...]\n"
+	       "\n"
+	       "Run COMMAND under the memory policy of tiering class NAME: bind, preferred or\n"
+	       "interleave over the nodes the class resolves to now.  For shells and scripts outside\n"
+	       "systemd; a unit joins a class with Slice=pmemram-NAME.slice.\n",
+	       program_invocation_short_name);
+}
+
+/* set_mempolicy() for the class: bind and interleave as such; preferred over several nodes is
+ * MPOL_PREFERRED_MANY (Linux 5.15), else the first node. */
+static int apply_policy(const struct class_view *v)
+{
+	unsigned long mask[PMEMRAM_MAX_NODES / (8 * sizeof(unsigned long))] = {};
+	int mode, first = -1;
+
+	PMEMRAM_NODEMASK_FOREACH(n, &v->mask) {
+		mask[n / (8 * sizeof(unsigned long))] |= 1UL << (n % (8 * sizeof(unsigned long)));
+		if (first < 0)
+			first = n;
+	}
+	switch (v->c->mode) {
+	case PMEMRAM_CLASS_INTERLEAVE:
+		mode = MPOL_INTERLEAVE;
+		break;
+	case PMEMRAM_CLASS_PREFERRED:
+		mode = pmemram_nodemask_weight(&v->mask) > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+		break;
+	default:
+		mode = MPOL_BIND;
+		break;
+	}
+	if (set_mempolicy(mode, mask, PMEMRAM_MAX_NODES + 1) == 0)
+		return 0;
+	if (mode == MPOL_PREFERRED_MANY && errno == EINVAL) {
+		unsigned long one[ELEMENTSOF(mask)] = {};
+
+		one[first / (8 * sizeof(unsigned long))] = 1UL << (first % (8 * sizeof(unsigned long)));
+		if (set_mempolicy(MPOL_PREFERRED, one, PMEMRAM_MAX_NODES + 1) == 0)
+			return 0;
+	}
+	return negative_errno();
+}
+
+int cmd_run(const struct ctl_globals *g, int argc, char **argv)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
+	_cleanup_(classes_done) struct classes s = {};
+	const char *dir = ctl_config_dir(), *name = NULL;
+	const struct class_view *v;
+	bool json = g->json;
+	int r;
+
+	r = parse_common("run", argc, argv, &json, &dir, &name, run_help);
+	if (r != 0)
+		return r < 0 ? CTL_EXIT_OK : r;
+	if (!name)
+		return ctl_usage_error("run", "--class NAME is required");
+	if (optind >= argc)
+		return ctl_usage_error("run", "no command to run");
+	if (ctl_ctx_new(&ctx) < 0)
+		return CTL_EXIT_SYSTEM;
+	r = classes_read(ctx, dir, &s);
+	if (r != CTL_EXIT_OK)
+		return r;
+	v = find_view(&s, name);
+	if (!v) {
+		fprintf(stderr, "%s run: no class \"%s\" in %s\n", program_invocation_short_name, name, dir);
+		return CTL_EXIT_USAGE;
+	}
+	if (v->r < 0) {
+		fprintf(stderr, "%s run: class %s: %s; not running %s\n", program_invocation_short_name, name, v->why,
+			argv[optind]);
+		return CTL_EXIT_FAILED;
+	}
+	r = apply_policy(v);
+	if (r < 0) {
+		fprintf(stderr, "%s run: cannot set the %s memory policy on node(s) %s: %s\n",
+			program_invocation_short_name, pmemram_class_mode_to_string(v->c->mode), v->nodes, strerror(-r));
+		return CTL_EXIT_SYSTEM;
+	}
+	if (setenv(ENV_CLASS, name, 1) < 0)
+		return CTL_EXIT_SYSTEM;
+	fflush(stdout);
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "%s run: cannot run %s: %m\n", program_invocation_short_name, argv[optind]);
+	return errno == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,42 @@
+/* Tiering classes on the system: their systemd slices and the kernel's demotion switch. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmemram-config.h"
+#include "pmemram.h"
+
+/*
+ * Each class gets a runtime slice unit, /run/systemd/system/pmemram-NAME.slice, whose
+ * AllowedMemoryNodes= is the class's nodes as last resolved; a unit joins the class with
+ * Slice=pmemram-NAME.slice.  systemd applies a changed AllowedMemoryNodes= to the slice's cgroup
+ * (cpuset.mems) at daemon-reload, so running units follow without a restart.  Files in that
+ * directory named pmemram-*.slice that start with PMEMRAM_SLICE_HEADER are pmemram's: those of
+ * classes no longer configured are removed; others are never touched.
+ */
+#define PMEMRAM_SLICE_DIR "/run/systemd/system"
+#define PMEMRAM_SLICE_DIR_ENV "PMEMRAM_SLICE_DIR"
+#define PMEMRAM_SLICE_HEADER "# Written by pmemramd for the tiering class "
+#define PMEMRAM_SLICE_MAX 4096 /* bytes of a slice file pmemram reads back */
+
+/* "pmemram-NAME.slice" in buf; -EINVAL for a name a class may not have, -ENAMETOOLONG. */
+int pmemram_slice_name(const char *class_name, char *buf, size_t size);
+/* The slice unit's text for class c resolved to nodes ("2", "0-1"; never empty); origin is where the
+ * class was defined ("pmemram.conf:7"), for the comment.  Caller frees *ret. */
+int pmemram_slice_render(const struct pmemram_class *c, const char *nodes, const char *origin, char **ret);
+/* The AllowedMemoryNodes= value of pmemram's slice for the class in dir_fd: 1 and nodes, 0 when there
+ * is no such file (or it is not pmemram's), -errno. */
+int pmemram_slice_read_nodes(int dir_fd, const char *class_name, char *nodes, size_t size);
+/* Write text as the class's slice below dir_fd unless it already holds exactly that: 1 written,
+ * 0 unchanged, -errno.  Atomic: a hidden temporary file renamed over it. */
+int pmemram_slice_write(int dir_fd, const char *class_name, const char *text);
+/* Remove pmemram's slice files below dir_fd whose class is not in keep: the number removed, -errno.
+ * Each removed name is passed to removed (may be NULL). */
+int pmemram_slice_prune(int dir_fd, const char *const *keep, size_t n_keep,
+			void (*removed)(const char *name, void *userdata), void *userdata);
+
+/* /sys/kernel/mm/numa/demotion_enabled: -ENOENT when the kernel has no such switch. */
+int pmemram_demotion_read(struct pmemram_ctx *ctx, bool *ret);
+/* Write it and read it back; -EIO when it does not stick. */
+int pmemram_demotion_write(struct pmemram_ctx *ctx, bool on);

@@ -1,0 +1,236 @@
+/* pmemramd: tiering classes after each reconcile (slices, systemd reload) and the demotion switch. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <systemd/sd-bus.h>
+
+#include "json-util.h"
+#include "macro.h"
+#include "manager.h"
+#include "pmemram-class.h"
+#include "pmemram-tiering.h"
+
+/* systemd's own socket: there from early boot, when the D-Bus daemon is not yet. */
+#define SYSTEMD_PRIVATE_BUS "unix:path=/run/systemd/private"
+
+static const char *slice_dir(void)
+{
+	const char *d = getenv(PMEMRAM_SLICE_DIR_ENV);
+
+	return d && *d ? d : PMEMRAM_SLICE_DIR;
+}
+
+/* systemctl daemon-reload: systemd re-reads the slices and applies AllowedMemoryNodes= to their
+ * cgroups, running units included.  The call returns once the reload is done. */
+static int systemd_reload(struct manager *m)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	int r;
+
+	r = sd_bus_new(&bus);
+	if (r >= 0)
+		r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_BUS);
+	if (r >= 0)
+		r = sd_bus_start(bus);
+	if (r >= 0)
+		r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+				       "org.freedesktop.systemd1.Manager", "Reload", &error, NULL, NULL);
+	if (r < 0)
+		mlog(m, LOG_ERR, "cannot make systemd reload the class slices: %s",
+		     error.message ? error.message : strerror(-r));
+	sd_bus_flush_close_unref(bus);
+	return r;
+}
+
+static void log_removed(const char *name, void *userdata)
+{
+	mlog(userdata, LOG_INFO, "removed %s/%s: its class is no longer configured", slice_dir(), name);
+}
+
+static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
+{
+	char field[64], msg[512];
+	const char *fields[] = { field, NULL };
+	va_list args;
+
+	(void)snprintf(field, sizeof(field), "PMEMRAM_CLASS=%s", class);
+	va_start(args, format);
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	va_end(args);
+	manager_log(m, prio, fields, "class %s: %s", class, msg);
+}
+
+/* One class: resolve, and write its slice when that changes it; *changed set when it did. */
+static void apply_class(struct manager *m, int dir_fd, const struct pmemram_class *c, const struct pmemram_topology *t,
+			const struct pmemram_nodemask *kmem, struct manager_class *st, bool *changed)
+{
+	_cleanup_(freep) char *text = NULL;
+	struct pmemram_nodemask mask;
+	char origin[PATH_MAX + 16], why[256] = "";
+	int r;
+
+	snprintf(st->name, sizeof(st->name), "%s", c->name);
+	r = pmemram_class_resolve(c, t, kmem, &mask, why, sizeof(why));
+	if (r >= 0 && pmemram_nodemask_weight(&mask) == 0) {
+		r = -ENXIO;
+		snprintf(why, sizeof(why), "nodes = %s resolves to no node yet", c->nodes_text);
+	}
+	if (r >= 0)
+		r = pmemram_nodemask_format(&mask, st->nodes, sizeof(st->nodes));
+	if (r < 0) {
+		/* Change nothing: a slice written before keeps its nodes. */
+		if (!streq(st->error, why[0] ? why : strerror(-r)))
+			class_log(m, LOG_WARNING, c->name, "%s; its slice is left as it was",
+				  why[0] ? why : strerror(-r));
+		snprintf(st->error, sizeof(st->error), "%s", why[0] ? why : strerror(-r));
+		st->nodes[0] = '\0';
+		return;
+	}
+	st->error[0] = '\0';
+
+	r = pmemram_slice_render(c, st->nodes, pmemram_config_origin_to_string(m->config, c->defined, origin,
+									       sizeof(origin)),
+				 &text);
+	if (r >= 0)
+		r = pmemram_slice_write(dir_fd, c->name, text);
+	if (r < 0) {
+		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", slice_dir(), c->name,
+			 r == -EEXIST ? "a unit of that name that pmemramd did not write is there" : strerror(-r));
+		class_log(m, LOG_ERR, c->name, "%s", st->error);
+		return;
+	}
+	if (r > 0) {
+		class_log(m, LOG_INFO, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
+			  c->nodes_text, st->nodes, slice_dir(), c->name);
+		*changed = true;
+	}
+}
+
+static void apply_demotion(struct manager *m)
+{
+	bool want = m->config->demotion == PMEMRAM_CONFIG_DEMOTION_ON, now;
+	int r;
+
+	r = pmemram_demotion_read(m->ctx, &now);
+	m->demotion = r < 0 ? -1 : now;
+	if (m->config->demotion == PMEMRAM_CONFIG_DEMOTION_KEEP || r == -ENOENT)
+		return;
+	if (r >= 0 && now == want)
+		return;
+	r = pmemram_demotion_write(m->ctx, want);
+	if (r < 0) {
+		mlog(m, LOG_ERR, "cannot turn memory-tier demotion %s: %s", want ? "on" : "off", strerror(-r));
+		return;
+	}
+	m->demotion = want;
+	mlog(m, LOG_INFO, "memory-tier demotion turned %s (demotion = %s)", want ? "on" : "off",
+	     pmemram_config_demotion_to_string(m->config->demotion));
+}
+
+int manager_apply_classes(struct manager *m)
+{
+	_cleanup_(closep) int dir_fd = -1;
+	struct pmemram_topology *t = NULL;
+	struct pmemram_dax_list *dax = NULL;
+	struct pmemram_nodemask kmem;
+	const char **keep = NULL;
+	struct manager_class *states;
+	bool changed = false;
+	int r, removed;
+
+	apply_demotion(m);
+
+	states = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*states));
+	keep = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*keep));
+	if (!states || !keep) {
+		free(states);
+		free(keep);
+		return -ENOMEM;
+	}
+	/* Keep the last errors so that an unchanged one is not logged again. */
+	for (size_t i = 0; i < m->config->n_classes; i++) {
+		const struct manager_class *old = manager_find_class(m, m->config->classes[i].name);
+
+		if (old)
+			states[i] = *old;
+		keep[i] = m->config->classes[i].name;
+	}
+
+	r = pmemram_topology_read(m->ctx, &t);
+	if (r >= 0)
+		r = pmemram_dax_list_read(m->ctx, &dax);
+	if (r < 0) {
+		mlog(m, LOG_ERR, "classes: cannot read the system: %s", strerror(-r));
+		goto done;
+	}
+	pmemram_kmem_nodes(dax, &kmem);
+
+	(void)mkdir(slice_dir(), 0755);
+	dir_fd = open(slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		r = negative_errno();
+		mlog(m, LOG_ERR, "classes: cannot open %s: %s", slice_dir(), strerror(-r));
+		goto done;
+	}
+	for (size_t i = 0; i < m->config->n_classes; i++)
+		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
+	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
+	if (removed < 0)
+		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", slice_dir(), strerror(-removed));
+	if (changed || removed > 0) {
+		/* Tests point PMEMRAM_SLICE_DIR elsewhere: no systemd to tell then. */
+		if (streq(slice_dir(), PMEMRAM_SLICE_DIR))
+			r = systemd_reload(m);
+		if (r >= 0)
+			m->n_slice_reloads++;
+	}
+	r = 0;
+done:
+	free(m->classes);
+	m->classes = states;
+	m->n_classes = m->config->n_classes;
+	free(keep);
+	pmemram_topology_free(t);
+	pmemram_dax_list_free(dax);
+	return r;
+}
+
+const struct manager_class *manager_find_class(const struct manager *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_classes; i++)
+		if (streq(m->classes[i].name, name))
+			return &m->classes[i];
+	return NULL;
+}
+
+struct json_object *manager_classes_json(const struct manager *m)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < m->n_classes; i++) {
+		const struct manager_class *st = &m->classes[i];
+		struct json_object *o = json_object_new_object();
+		char slice[PMEMRAM_CLASS_NAME_MAX + 16];
+
+		bool ok = o;
+
+		(void)pmemram_slice_name(st->name, slice, sizeof(slice));
+		ok = ok && json_add(o, "class", json_object_new_string(st->name));
+		ok = ok && json_add(o, "slice", json_object_new_string(slice));
+		ok = ok && json_add_string_or_null(o, "nodes", st->nodes[0] ? st->nodes : NULL);
+		ok = ok && json_add_string_or_null(o, "error", st->error[0] ? st->error : NULL);
+		if (!ok)
+			json_object_putp(&o);
+		if (!json_append(a, o)) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}

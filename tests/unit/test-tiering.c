@@ -1,0 +1,188 @@
+/* Unit tests for the class slices (render, write, read back, prune) and the demotion switch. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake-sysfs.h"
+#include "macro.h"
+#include "pmemram-tiering.h"
+#include "run-ctl.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+
+static struct pmemram_class economy(void)
+{
+	struct pmemram_class c = { .nodes = PMEMRAM_CLASS_NODES_PMEM, .mode = PMEMRAM_CLASS_BIND };
+
+	strcpy(c.name, "economy");
+	strcpy(c.nodes_text, "pmem");
+	return c;
+}
+
+static void test_slice_name(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(pmemram_slice_name("economy", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "pmemram-economy.slice");
+	assert_int_equal(pmemram_slice_name("low-cost", buf, sizeof(buf)), -EINVAL); /* '-' nests slices */
+	assert_int_equal(pmemram_slice_name("a.b", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(pmemram_slice_name("", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(pmemram_slice_name("economy", buf, 10), -ENAMETOOLONG);
+}
+
+static void test_slice_files(void **state)
+{
+	struct pmemram_class c = economy(), premium = economy();
+	_cleanup_(freep) char *text = NULL, *text2 = NULL;
+	char *dir = NULL, nodes[64];
+	_cleanup_(closep) int fd = -1;
+	const char *keep[] = { "premium" };
+
+	(void)state;
+	strcpy(premium.name, "premium");
+	assert_int_equal(fake_sysfs_new(&dir), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+
+	assert_int_equal(pmemram_slice_render(&c, "", "pmemram.conf:4", &text), -EINVAL);
+	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf:4", &text), 0);
+	assert_non_null(strstr(text, "\n[Slice]\nAllowedMemoryNodes=2\n"));
+	assert_non_null(strstr(text, "pmemram.conf:4"));
+	assert_int_equal(strncmp(text, PMEMRAM_SLICE_HEADER, strlen(PMEMRAM_SLICE_HEADER)), 0);
+
+	/* Absent, written, unchanged, changed. */
+	assert_int_equal(pmemram_slice_read_nodes(fd, "economy", nodes, sizeof(nodes)), 0);
+	assert_int_equal(pmemram_slice_write(fd, "economy", text), 1);
+	assert_int_equal(pmemram_slice_read_nodes(fd, "economy", nodes, sizeof(nodes)), 1);
+	assert_string_equal(nodes, "2");
+	assert_int_equal(pmemram_slice_write(fd, "economy", text), 0);
+	assert_int_equal(pmemram_slice_render(&c, "2-3", "pmemram.conf:4", &text2), 0);
+	assert_int_equal(pmemram_slice_write(fd, "economy", text2), 1);
+	assert_int_equal(pmemram_slice_read_nodes(fd, "economy", nodes, sizeof(nodes)), 1);
+	assert_string_equal(nodes, "2-3");
+	assert_string_equal(fake_sysfs_read(dir, ".pmemram-economy.slice.tmp"), "<absent>");
+
+	/* Someone else's unit of the name is neither read as ours, overwritten nor pruned. */
+	assert_int_equal(fake_sysfs_write(dir, "pmemram-theirs.slice", "[Slice]\nAllowedMemoryNodes=0\n"), 0);
+	assert_int_equal(pmemram_slice_read_nodes(fd, "theirs", nodes, sizeof(nodes)), 0);
+	strcpy(c.name, "theirs");
+	assert_int_equal(pmemram_slice_write(fd, "theirs", text), -EEXIST);
+
+	/* Prune keeps premium and theirs, removes economy (ours, no longer configured). */
+	assert_int_equal(pmemram_slice_write(fd, "premium", text), 1);
+	assert_int_equal(fake_sysfs_write(dir, "other.slice", "x\n"), 0);
+	assert_int_equal(pmemram_slice_prune(fd, keep, ELEMENTSOF(keep), NULL, NULL), 1);
+	assert_string_equal(fake_sysfs_read(dir, "pmemram-economy.slice"), "<absent>");
+	assert_string_not_equal(fake_sysfs_read(dir, "pmemram-premium.slice"), "<absent>");
+	assert_string_not_equal(fake_sysfs_read(dir, "pmemram-theirs.slice"), "<absent>");
+	assert_string_equal(fake_sysfs_read(dir, "other.slice"), "x");
+	assert_int_equal(pmemram_slice_prune(fd, keep, ELEMENTSOF(keep), NULL, NULL), 0);
+	fake_sysfs_free(dir);
+}
+
+static void test_demotion(void **state)
+{
+	struct fake_env *env = ENV(state);
+	bool on = true;
+
+	assert_int_equal(pmemram_demotion_read(env->ctx, &on), -ENOENT);
+	assert_int_equal(fake_sysfs_write(env->root, "kernel/mm/numa/demotion_enabled", "false\n"), 0);
+	assert_int_equal(pmemram_demotion_read(env->ctx, &on), 0);
+	assert_false(on);
+	/* The fake file keeps what is written ("1"); the kernel would show "true". */
+	assert_int_equal(pmemram_demotion_write(env->ctx, true), -EIO);
+	assert_int_equal(fake_sysfs_write(env->root, "kernel/mm/numa/demotion_enabled", "true\n"), 0);
+	assert_int_equal(pmemram_demotion_read(env->ctx, &on), 0);
+	assert_true(on);
+}
+
+/* pmemramctl classes and run on the fake HMAT machine (node 2 holds kmem memory). */
+static struct run *ctl(struct fake_env *env, const char *config, const char *const *args)
+{
+	char sysfs[512], conf[512], slices[512];
+	const char *vars[] = { sysfs, conf, slices, NULL };
+
+	snprintf(sysfs, sizeof(sysfs), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(conf, sizeof(conf), "PMEMRAM_CONFIG_DIR=%s", config);
+	snprintf(slices, sizeof(slices), "PMEMRAM_SLICE_DIR=%s", config); /* no slices there */
+	return run_ctl_env(vars, args);
+}
+
+static void test_ctl_classes(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char *config = NULL;
+	struct json_object *j;
+
+	assert_int_equal(fake_sysfs_new(&config), 0);
+	assert_int_equal(fake_sysfs_write(config, "pmemram.conf",
+					  "[class \"local\"]\nnodes = 0\n[class \"economy\"]\nnodes = pmem\n"
+					  "[class \"premium\"]\nnodes = dram\nmode = preferred\n"),
+			 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "kmem_nodes"), "2");
+	assert_string_equal(json_string_at(j, "classes.1.class"), "economy");
+	assert_string_equal(json_string_at(j, "classes.1.nodes"), "2");
+	assert_string_equal(json_string_at(j, "classes.1.slice"), "pmemram-economy.slice");
+	assert_null(json_at(j, "classes.1.slice_nodes"));
+	assert_string_equal(json_string_at(j, "classes.2.nodes"), "0-1");
+	assert_string_equal(json_string_at(j, "classes.2.mode"), "preferred");
+	json_object_put(j);
+	free(TAKE_PTR(run));
+
+	/* run: the policy is the process's (numa_maps shows it), and so is PMEMRAM_CLASS. */
+	run = ctl(ENV(state), config,
+		  (const char *const[]){ "run", "--class", "local", "--", "sh", "-c",
+					 "echo $PMEMRAM_CLASS; grep -c ' bind:0 ' /proc/self/numa_maps", NULL });
+	assert_int_equal(run->status, 0);
+	assert_int_equal(strncmp(run->out, "local\n", 6), 0);
+	assert_true(atoi(run->out + 6) > 0);
+	free(TAKE_PTR(run));
+
+	/* A class naming a node that does not exist: an error, and nothing runs. */
+	assert_int_equal(fake_sysfs_write(config, "pmemram.conf.d/50-bad.conf", "[class \"bad\"]\nnodes = 0,5\n"), 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->out, "ERROR: node 5 does not exist"));
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "bad", "--", "touch", config, NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->err, "class bad: node 5 does not exist"));
+	free(TAKE_PTR(run));
+
+	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "nope", "--", "true", NULL });
+	assert_int_equal(run->status, 1);
+	assert_non_null(strstr(run->err, "no class \"nope\""));
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "local", NULL });
+	assert_int_equal(run->status, 1);
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "local", "--", "/nonexistent/x", NULL });
+	assert_int_equal(run->status, 127);
+	fake_sysfs_free(config);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slice_name),
+		cmocka_unit_test(test_slice_files),
+		cmocka_unit_test_setup_teardown(test_demotion, fake_env_setup_hmat, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_ctl_classes, fake_env_setup_hmat, fake_env_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
