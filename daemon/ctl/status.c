@@ -5,6 +5,7 @@
 
 #include "ctl.h"
 #include "macro.h"
+#include "pmemram-tiering.h"
 
 #define STATUS_SCHEMA_VERSION 1
 
@@ -17,6 +18,7 @@ struct status {
 	struct pmemram_dax_list *dax;
 	struct ctl_shuffle shuffle; /* kernel state and the policy; its topology is ours */
 	const char *policy_origin;  /* FILE:LINE of the shuffle key, or why the policy is assumed */
+	int demotion;		    /* /sys/kernel/mm/numa/demotion_enabled: 1, 0, -1 when absent */
 	char origin_buf[PATH_MAX + 16];
 	struct json_object *daemon; /* pmemramd's status reply; NULL when it is not running */
 	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
@@ -72,6 +74,14 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 	r = status_read_shuffle(ctx, s);
 	if (r != CTL_EXIT_OK)
 		return r;
+	{
+		bool on;
+
+		r = pmemram_demotion_read(ctx, &on);
+		if (r < 0 && r != -ENOENT)
+			return ctl_read_failed(ctx, "the demotion switch", r);
+		s->demotion = r < 0 ? -1 : on;
+	}
 	/* What the daemon decided (refusals and why) only it knows; without it, status still works. */
 	s->daemon_r = ctl_daemon_simple("status", NULL, 10, &s->daemon);
 	if (s->daemon_r < 0) {
@@ -276,6 +286,8 @@ static int print_human(const struct status *s)
 	print_dax(s);
 	print_blocks(s);
 	print_shuffle(s);
+	if (s->demotion >= 0)
+		printf("Memory-tier demotion: %s\n", s->demotion ? "enabled" : "disabled");
 	print_daemon(s);
 	return 0;
 }
@@ -470,6 +482,10 @@ static int print_json(const struct status *s)
 	json_add(&err, root, "memory", memory);
 
 	json_add(&err, root, "shuffle", ctl_shuffle_json(&s->shuffle, s->policy_origin));
+	if (s->demotion >= 0)
+		json_add(&err, root, "demotion_enabled", json_object_new_boolean(s->demotion));
+	else
+		json_add_null(&err, root, "demotion_enabled");
 
 	json_add(&err, root, "daemon", json_daemon(&err, s));
 

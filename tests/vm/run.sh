@@ -23,7 +23,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct hmat-complex no-cache legacy-pmem"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem"
 topology=nvdimm+hmat-direct
 append=
 timeout_s=600
@@ -61,9 +61,12 @@ scenario=$1
 # the design brief: node 0 CPUs + DRAM, node 1 memory-only behind a 128 MiB
 # direct-mapped memory-side cache, node 2 the NVDIMM.
 topology_args() {
-	local assoc=direct cache=1
+	local assoc=direct cache=1 spare=0
 	case $1 in
 	nvdimm+hmat-direct) ;;
+	# The same and an empty node 3, for an NVDIMM hot-added on a node of its
+	# own (QEMU gives the hot-pluggable range to the last node).
+	nvdimm+spare-node) spare=1 ;;
 	hmat-complex) assoc=complex ;;
 	no-cache) cache=0 ;;
 	legacy-pmem)
@@ -87,6 +90,7 @@ topology_args() {
 		-numa node,nodeid=0,cpus=0-1,memdev=m0
 		-numa node,nodeid=1,memdev=m1,initiator=0
 		-numa node,nodeid=2,initiator=0)
+	[ "$spare" = 0 ] || qargs+=(-numa node,nodeid=3,initiator=0)
 	local t lat bw
 	for t in 0:10:10G 1:30:5G 2:100:1G; do
 		IFS=: read -r t lat bw <<<"$t"

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Benchmark: tiering classes.  Boots the nvdimm+hmat-direct guest, onlines
+# the NVDIMM on node 2 through pmemramd, and runs tier-bench (a pointer chase
+# for latency, a streaming sum for bandwidth, over a 64 MiB buffer) under
+# pmemramctl run in the classes "premium" (dram) and "economy" (pmem),
+# TRIALS times each; then moves a unit holding 256 MiB from economy's node
+# to DRAM by changing the class, and reports pages migrated per second.
+# Under TCG every node is the same host memory, so the ratios show that
+# placement is right and costs nothing by itself, not what pmem would cost.
+#
+# Usage: tests/bench/tier-bench.sh [TRIALS]   (default 3)
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
+
+trials=${1:-3}
+"$repo/tests/deps.sh"
+"$repo/tests/vm/run.sh" -q -n bench-tiering -T 1800 -e "BENCH_TRIALS=$trials" bench-tiering >&2 ||
+	bench_die "the benchmark run failed; see $cache/runs/bench-tiering"
+
+awk -v trials="$trials" '
+function val(line, key) { return match(line, " " key "=[0-9.]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : -1 }
+function median(arr, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
+	return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
+}
+/^# BENCH tier / {
+	c = ($0 ~ /class=economy/) ? "economy" : "premium"; n[c]++
+	ch[c, n[c]] = val($0, "chase_ns"); st[c, n[c]] = val($0, "stream_mbps")
+	match($0, / nodes=[^ ]*/); nodes[c] = substr($0, RSTART + 7, RLENGTH - 7)
+}
+/^# BENCH migrate / { mig = $0; sub(/^# BENCH migrate /, "", mig) }
+END {
+	printf "tier-bench: nvdimm+hmat-direct, TCG, %d runs per class, 64 MiB buffers\n\n", trials
+	printf "%-34s %12s %12s %10s\n", "figure (median, [min,max])", "premium", "economy", "econ/prem"
+	for (k = 1; k <= 2; k++) {
+		name = k == 1 ? "pointer chase, ns per load" : "stream, MB/s"
+		for (c in n) {
+			lo[c] = hi[c] = -1
+			for (i = 1; i <= n[c]; i++) { v = (k == 1 ? ch[c, i] : st[c, i]); a[i] = v; if (lo[c] < 0 || v < lo[c]) lo[c] = v; if (v > hi[c]) hi[c] = v }
+			med[c] = median(a, n[c])
+		}
+		printf "%-34s %12.1f %12.1f %10.2f\n", name, med["premium"], med["economy"], med["economy"] / med["premium"]
+		printf "%-34s [%5.0f,%5.0f] [%5.0f,%5.0f]\n", "", lo["premium"], hi["premium"], lo["economy"], hi["economy"]
+	}
+	printf "%-34s %12s %12s\n", "pages per node (last run)", nodes["premium"], nodes["economy"]
+	printf "\nmoving a running unit from economy (node 2) to dram: %s\n", mig
+}' "$cache/runs/bench-tiering/share/out/result.tap"

@@ -1,0 +1,138 @@
+#!/bin/bash
+# Tiering classes under the real pmemramd and systemd: the NVDIMM's memory is
+# onlined on node 2 through a claim; the class "economy" (nodes = pmem) gets
+# a slice with AllowedMemoryNodes=2, "premium" (nodes = dram) one with 0-1.
+# A unit in each slice and a process started with pmemramctl run have their
+# anonymous memory only on their class's nodes (/proc/PID/numa_maps).  A
+# class naming a node that does not exist is an error that changes nothing,
+# and demotion = on turns the kernel's demotion on.  A second NVDIMM
+# hot-added on node 3 (topology nvdimm+spare-node) extends the economy slice
+# to 2-3 while its unit keeps running.
+set -u
+. ./lib.sh
+
+plan 27
+work=/usr/lib/pmemram-test/cache-work
+tmp=$(mktemp -d)
+
+# anon_nodes PID: "N0=pages N2=pages ..." over the process's anonymous
+# mappings, nodes in order, only those with pages.
+anon_nodes() {
+	awk '/ anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split(substr($i, 2), a, "="); n[a[1]] += a[2] } }
+		END { for (k in n) print k, n[k] }' "/proc/$1/numa_maps" | sort -n | awk '{ printf "%sN%s=%s", sep, $1, $2; sep = " " }'
+}
+# only_on PID NODES...: the process has anonymous pages, and only on NODES.
+only_on() {
+	local pid=$1 got n ok=1
+	shift
+	got=$(anon_nodes "$pid")
+	echo "pid $pid anonymous pages: $got (allowed: $*)"
+	[ -n "$got" ] || return 1
+	for n in $(grep -o 'N[0-9]*=' <<<"$got" | tr -d 'N='); do
+		[[ " $* " == *" $n "* ]] || ok=0
+	done
+	[ "$ok" = 1 ]
+}
+# unit_work UNIT SLICE MIB: a transient service in SLICE holding MIB MiB; its pid.
+unit_work() {
+	systemd-run -q --unit="$1" --slice="$2" -p StandardOutput="file:$tmp/$1.out" "$work" hold "$3" >&2 || return 1
+	wait_for 120 "grep -q ^ready $tmp/$1.out" || return 1
+	systemctl show -p MainPID --value "$1"
+}
+
+u=$(new_uuid)
+must "initialise the label area" init_labels
+dev=$(mkns tier devdax all "$u") || bail "cannot create the namespace"
+mkdir -p /etc/pmemram
+cat >/etc/pmemram/pmemram.conf <<EOF
+[global]
+demotion = on
+
+[claim "tier"]
+match = uuid:$u
+
+[claim "hot"]
+match = region:region1
+
+[class "economy"]
+nodes = pmem
+
+[class "premium"]
+nodes = dram
+EOF
+ok "pmemramd starts" systemctl start pmemramd.service
+n=$(dev_blocks "$dev" | grep -c .)
+ok "$dev is onlined Movable on node 2" wait_for 120 "[ \"\$(dev_state $dev)\" = '$n online Movable' ]"
+
+slice=/run/systemd/system/pmemram-economy.slice
+ok "pmemramd wrote the economy slice" wait_for 60 "grep -qx AllowedMemoryNodes=2 $slice"
+is "the premium slice allows nodes 0-1" "$(sed -n 's/^AllowedMemoryNodes=//p' /run/systemd/system/pmemram-premium.slice)" 0-1
+is "classes: economy resolves to node 2, premium to 0-1" \
+	"$(pmemramctl classes --json | jq -r '[.classes[] | "\(.class)=\(.nodes)"] | join(" ")')" "economy=2 premium=0-1"
+is "status: pmemramd's classes carry no error" \
+	"$(pmemramctl status --json | jq -r '[.daemon.daemon.classes[] | "\(.class):\(.nodes):\(.error)"] | join(" ")')" \
+	"economy:2:null premium:0-1:null"
+is "demotion = on turned the kernel's demotion on" "$(cat /sys/kernel/mm/numa/demotion_enabled)" true
+is "status reports it" "$(pmemramctl status --json | jq -r .daemon.daemon.demotion_enabled)" true
+
+# A unit in each class's slice.
+epid=$(unit_work econ-work pmemram-economy.slice 64) || bail "the economy unit did not start"
+is "systemd put the economy slice on node 2 (cpuset.mems.effective)" \
+	"$(cat /sys/fs/cgroup/pmemram.slice/pmemram-economy.slice/cpuset.mems.effective)" 2
+ok "the economy unit's memory is only on node 2" only_on "$epid" 2
+ppid=$(unit_work prem-work pmemram-premium.slice 64) || bail "the premium unit did not start"
+ok "the premium unit's memory is only on nodes 0-1" only_on "$ppid" 0 1
+
+# A process outside systemd, through pmemramctl run.
+pmemramctl run --class economy -- "$work" hold 64 >"$tmp/run.out" &
+rpid=$!
+ok "pmemramctl run --class economy starts the command" wait_for 120 "grep -q ^ready $tmp/run.out"
+ok "its memory is only on node 2" only_on "$rpid" 2
+is "classes lists the unit and the process in economy" \
+	"$(pmemramctl classes --json | jq -r '.classes[] | select(.class == "economy") | "\(.units | join(",")) \(.run_processes | join(","))"')" \
+	"econ-work.service $rpid"
+kill "$rpid"
+wait "$rpid" 2>/dev/null
+
+# A class naming a node that does not exist: an error, nothing changed.
+before=$(cat /run/systemd/system/pmemram-*.slice | md5sum)
+mkdir -p /etc/pmemram/pmemram.conf.d
+printf '[class "bad"]\nnodes = 0,7\n' >/etc/pmemram/pmemram.conf.d/50-bad.conf
+ok "pmemramctl reconcile after the reload" sh -c "systemctl reload pmemramd && pmemramctl reconcile >/dev/null"
+is "status names the missing node" \
+	"$(pmemramctl status --json | jq -r '.daemon.daemon.classes[] | select(.class == "bad") | .error')" \
+	"node 7 does not exist or has no memory (nodes with memory: 0-2)"
+ok "pmemramctl classes fails on it (exit 4), naming node 7" \
+	sh -c "pmemramctl classes >$tmp/classes.out; [ \$? = 4 ] && grep -q 'ERROR: node 7 does not exist' $tmp/classes.out"
+ok "pmemramctl run --class bad runs nothing" sh -c "! pmemramctl run --class bad -- touch $tmp/ran && [ ! -e $tmp/ran ]"
+is "no slice for it, the others unchanged" "$(test -e /run/systemd/system/pmemram-bad.slice && echo exists; cat /run/systemd/system/pmemram-*.slice | md5sum)" "$before"
+is "the units kept running" "$(systemctl is-active econ-work prem-work | tr '\n' ' ')" "active active "
+ok "journal: the class error has PMEMRAM_CLASS=bad" \
+	wait_for 10 "journalctl -b PMEMRAM_CLASS=bad -o cat | grep -q 'node 7'"
+rm -f /etc/pmemram/pmemram.conf.d/50-bad.conf
+must "reload without the bad class" systemctl reload pmemramd.service
+
+# A second NVDIMM on a node of its own: the economy slice follows.
+bs=$(block_size)
+since=$(systemctl show -p ActiveEnterTimestampMonotonic --value econ-work)
+reply=$(host_request nvdimm-add nvdimm1 $((4 * bs >> 20)) 3) || bail "hot-add failed: $reply"
+ok "region1 appears" wait_for 60 '[ -d /sys/bus/nd/devices/region1 ]'
+nmem=$(cut -d, -f1 /sys/bus/nd/devices/region1/mapping0)
+must "disable region1" ndctl disable-region region1
+must "initialise the labels of $nmem" ndctl init-labels "$nmem"
+must "enable region1" ndctl enable-region region1
+ndctl create-namespace -r region1 -m devdax -a 2M -s $((3 * bs)) >"$PMEMRAM_OUT/ns-hot.json" ||
+	bail "cannot create a devdax namespace on region1"
+hot=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-hot.json")
+is "$hot targets node 3" "$(cat /sys/bus/dax/devices/$hot/target_node)" 3
+ok "pmemramd onlined $hot and the economy slice now allows 2-3" \
+	wait_for 120 'grep -qx AllowedMemoryNodes=2-3 /run/systemd/system/pmemram-economy.slice'
+ok "systemd applied it to the running slice" \
+	wait_for 60 '[ "$(cat /sys/fs/cgroup/pmemram.slice/pmemram-economy.slice/cpuset.mems.effective)" = 2-3 ]'
+is "the economy unit was not restarted" \
+	"$(systemctl show -p MainPID --value econ-work) $(systemctl show -p ActiveEnterTimestampMonotonic --value econ-work)" \
+	"$epid $since"
+is "premium is still 0-1" "$(sed -n 's/^AllowedMemoryNodes=//p' /run/systemd/system/pmemram-premium.slice)" 0-1
+systemctl stop econ-work prem-work
+rm -rf "$tmp"
+done_testing
