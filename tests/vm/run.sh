@@ -2,8 +2,8 @@
 # Boot the pmemram test kernel and guest in QEMU and run one scenario in it.
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
-#   -t, --topology NAME   nvdimm+hmat-direct (default), hmat-complex, no-cache,
-#                         legacy-pmem
+#   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
+#                         hmat-complex, no-cache, legacy-pmem
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -e, --env VAR=VALUE   set VAR in the scenario's environment (repeatable)

@@ -22,7 +22,9 @@ dev=$(mkns tier devdax all "$u") || bail "cannot create the namespace"
 mkdir -p /etc/pmemram/pmemram.conf.d
 printf '[claim "tier"]\nmatch = uuid:%s\n\n[class "economy"]\nnodes = pmem\n\n[class "premium"]\nnodes = dram\n' "$u" \
 	>/etc/pmemram/pmemram.conf
-ok "pmemramd starts" systemctl start pmemramd.service
+# The udev rule started pmemramd when the namespace appeared, before the
+# configuration existed: restart it on the configuration.
+ok "pmemramd (re)starts on the configuration" systemctl restart pmemramd.service
 ok "the economy slice allows node 2" wait_for 120 'grep -qx AllowedMemoryNodes=2 /run/systemd/system/pmemram-economy.slice'
 ok "the premium slice allows nodes 0-1" wait_for 60 'grep -qx AllowedMemoryNodes=0-1 /run/systemd/system/pmemram-premium.slice'
 

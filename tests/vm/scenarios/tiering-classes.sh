@@ -60,9 +60,17 @@ nodes = pmem
 [class "premium"]
 nodes = dram
 EOF
-ok "pmemramd starts" systemctl start pmemramd.service
+# The udev rule started pmemramd when the namespace appeared, before the
+# configuration existed: restart it on the configuration.
+ok "pmemramd (re)starts on the configuration" systemctl restart pmemramd.service
 n=$(dev_blocks "$dev" | grep -c .)
-ok "$dev is onlined Movable on node 2" wait_for 120 "[ \"\$(dev_state $dev)\" = '$n online Movable' ]"
+if ! wait_for 120 "[ \"\$(dev_state $dev)\" = '$n online Movable' ]"; then
+	note "target_node $(cat /sys/bus/dax/devices/$dev/target_node), state $(dev_state "$dev")"
+	journalctl -b -u pmemramd --no-pager | tail -n 30 >&2
+	pmemramctl status >&2
+fi
+is "$dev is onlined Movable on node 2" "$(dev_state "$dev") node $(cat /sys/bus/dax/devices/$dev/target_node)" \
+	"$n online Movable node 2"
 
 slice=/run/systemd/system/pmemram-economy.slice
 ok "pmemramd wrote the economy slice" wait_for 60 "grep -qx AllowedMemoryNodes=2 $slice"
