@@ -79,11 +79,15 @@ vg_daemon_and_changes() {
 	"${vg[@]}" "$d/pmemramctl" claim --config "$t/etc" vg --uuid 01234567-89ab-cdef-0123-456789abcdef &&
 		"${vg[@]}" "$d/pmemramctl" --json unclaim --config "$t/etc" vg >/dev/null &&
 		"${vg[@]}" "$d/pmemramctl" reconcile --local --config "$t/etc" >/dev/null || rc=1
-	PMEMRAM_CONFIG_DIR=$t/etc PMEMRAM_LOG_TARGET=stderr "${vg[@]}" "$d/pmemramd" --settle-timeout 0 &
+	# A tiering class: pmemramd writes its slice below $t/slices (no systemd reload there).
+	mkdir -p "$t/etc/pmemram.conf.d" && printf '[class "vg"]\nnodes = all\n' >"$t/etc/pmemram.conf.d/60-vg.conf"
+	"${vg[@]}" "$d/pmemramctl" classes --config "$t/etc" >/dev/null || rc=1
+	PMEMRAM_CONFIG_DIR=$t/etc PMEMRAM_SLICE_DIR=$t/slices PMEMRAM_LOG_TARGET=stderr "${vg[@]}" "$d/pmemramd" --settle-timeout 0 &
 	pid=$!
 	for _ in $(seq 100); do [ -S "$PMEMRAM_SOCKET" ] && break; sleep 0.1; done
 	"${vg[@]}" "$d/pmemramctl" status --json >/dev/null &&
 		"${vg[@]}" "$d/pmemramctl" reconcile >/dev/null || rc=1
+	grep -q '^AllowedMemoryNodes=' "$t/slices/pmemram-vg.slice" || rc=1
 	kill -TERM "$pid"
 	wait "$pid" || rc=1
 	unset PMEMRAM_SOCKET

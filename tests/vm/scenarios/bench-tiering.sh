@@ -59,8 +59,12 @@ t0=$(date +%s.%N)
 systemctl reload pmemramd.service
 wait_for 600 "[ \$(anon $pid 2) -eq 0 ]"
 t1=$(date +%s.%N)
-secs=$(echo "$t1 - $t0" | bc)
-bench "migrate pages=$pages seconds=$secs pages_per_s=$(echo "$pages / $secs" | bc) on_dram=$(($(anon "$pid" 0) + $(anon "$pid" 1)))"
+# From the reload asked for, and from pmemramd's rewrite of the slice (what
+# systemd and the kernel's migration take after it).
+written=$(stat -c %.9Y /run/systemd/system/pmemram-economy.slice)
+bench "migrate $(awk -v p="$pages" -v a="$t0" -v w="$written" -v b="$t1" 'BEGIN {
+	printf "pages=%d seconds=%.2f pages_per_s=%.0f after_slice_seconds=%.2f after_slice_pages_per_s=%.0f", p, b - a, p / (b - a), b - w, p / (b - w) }')" \
+	"on_dram=$(($(anon "$pid" 0) + $(anon "$pid" 1)))"
 ok "every page moved to DRAM" test "$(anon "$pid" 2)" = 0 -a $(($(anon "$pid" 0) + $(anon "$pid" 1))) -ge "$pages"
 is "without restarting the unit" "$(systemctl show -p MainPID --value mover)" "$pid"
 systemctl stop mover
