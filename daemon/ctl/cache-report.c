@@ -440,7 +440,10 @@ static int collect(struct pmemram_ctx *ctx, const struct options *o, struct repo
 	}
 	r = pmemram_cachemodel_unique(rep->frames.pfns, &rep->frames.n);
 	if (r < 0) {
-		fprintf(stderr, "%s cache-report: %zu resident pages is more than the model takes (%" PRIu64 ")\n",
+		/* Counted before shared pages are merged: fewer processes at a time may fit. */
+		fprintf(stderr,
+			"%s cache-report: %zu resident page entries (shared pages counted per mapping) are more than "
+			"the model takes (%" PRIu64 "); give fewer processes\n",
 			program_invocation_short_name, rep->frames.n, PMEMRAM_CACHEMODEL_MAX_PAGES);
 		return CTL_EXIT_SYSTEM;
 	}

@@ -396,6 +396,7 @@ int cmd_run(const struct ctl_globals *g, int argc, char **argv)
 		return CTL_EXIT_SYSTEM;
 	fflush(stdout);
 	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "%s run: cannot run %s: %m\n", program_invocation_short_name, argv[optind]);
-	return errno == ENOENT ? 127 : 126;
+	r = errno;
+	fprintf(stderr, "%s run: cannot run %s: %s\n", program_invocation_short_name, argv[optind], strerror(r));
+	return r == ENOENT ? 127 : 126;
 }

@@ -81,6 +81,7 @@ struct ctl_shuffle {
 	char *cmdline;			   /* /proc/cmdline */
 	struct pmemram_bootparam boot;
 	struct pmemram_shuffle_policy policy;
+	int policy_r; /* 0, or < 0 when the policy could not be evaluated (the reason was printed) */
 };
 
 int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv);

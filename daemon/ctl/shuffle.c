@@ -35,9 +35,13 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 		if (r < 0)
 			return ctl_read_failed(ctx, "NUMA nodes", r);
 	}
+	/* From here on a failure leaves the kernel's state valid: policy_r says the policy is not. */
+	s->policy_r = -EIO;
 	r = pmemram_cmdline_read(ctx, &s->cmdline);
-	if (r < 0)
-		return ctl_read_failed(ctx, "the kernel command line", r);
+	if (r < 0) {
+		(void)ctl_read_failed(ctx, "the kernel command line", r);
+		return CTL_EXIT_OK;
+	}
 	r = pmemram_bootparam_read(ctl_boot_root(), &s->boot);
 	if (r < 0) {
 		const char *root = streq(ctl_boot_root(), "/") ? "" : ctl_boot_root();
@@ -46,14 +50,15 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 		fprintf(stderr, "%s: cannot read the boot configuration (%s%s, %s%s or %s%s): %s\n",
 			program_invocation_short_name, root, PMEMRAM_KERNEL_CMDLINE_PATH, root, PMEMRAM_GRUB_DEFAULT_PATH,
 			root, PMEMRAM_GRUB_DROPIN_PATH, strerror(-r));
-		return CTL_EXIT_SYSTEM;
+		return CTL_EXIT_OK;
 	}
 	r = pmemram_shuffle_policy_evaluate(policy, &s->kernel, s->topology, s->cmdline, &s->boot, &s->policy);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot evaluate the shuffle policy: %s\n", program_invocation_short_name,
 			strerror(-r));
-		return CTL_EXIT_SYSTEM;
+		return CTL_EXIT_OK;
 	}
+	s->policy_r = 0;
 	return CTL_EXIT_OK;
 }
 
@@ -73,6 +78,10 @@ void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
 	default:
 		printf("Page shuffling: not available (kernel without CONFIG_SHUFFLE_PAGE_ALLOCATOR)\n");
 		break;
+	}
+	if (s->policy_r < 0) {
+		printf("  policy: unknown (the command line or boot configuration could not be read, see above)\n");
+		return;
 	}
 	printf("  policy %s%s%s%s: %s\n", pmemram_config_shuffle_to_string(s->policy.policy),
 	       policy_origin ? " (" : "", policy_origin ?: "", policy_origin ? ")" : "", s->policy.text);
@@ -100,6 +109,15 @@ struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *po
 		ok &= json_add(o, "reason", json_object_new_string(k->reason));
 	}
 	ok &= k->order >= 0 ? json_add(o, "order", json_object_new_int(k->order)) : json_add_null_value(o, "order");
+	if (s->policy_r < 0) {
+		/* Unknown: the reason went to stderr. */
+		ok &= json_add_null_value(o, "policy");
+		json_object_put(b);
+		json_object_put(p);
+		if (!ok)
+			json_object_putp(&o);
+		return o;
+	}
 
 	ok &= json_add(p, "policy", json_object_new_string(pmemram_config_shuffle_to_string(s->policy.policy)));
 	ok &= json_add_string_or_null(p, "set_at", policy_origin);
@@ -148,15 +166,20 @@ static void shuffle_help(void)
 	       program_invocation_short_name, program_invocation_short_name, PMEMRAM_CONFIG_DIR_DEFAULT);
 }
 
-static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *out, const char **ret_done)
+/* *ret_done: one line on what happened; *ret_changed: a file was written or removed (even when a
+ * later step failed), so the state is worth reading again. */
+static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *out, const char **ret_done,
+		 bool *ret_changed)
 {
 	struct pmemram_bootparam_change change = {};
 	const char *want = s->policy.want;
 	int r;
 
 	*ret_done = "nothing to change";
+	*ret_changed = false;
 	if (s->policy.state == PMEMRAM_SHUFFLE_POLICY_NO_LOADER) {
 		fprintf(stderr, "%s shuffle apply: %s\n", program_invocation_short_name, s->policy.text);
+		*ret_done = "failed: no boot configuration to write";
 		return CTL_EXIT_FAILED;
 	}
 	if (s->policy.state != PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED)
@@ -172,13 +195,18 @@ static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *
 	json_add(out, "path", json_object_new_string(change.path));
 	json_add_string_or_null(out, "update_command", change.update_command[0] ? change.update_command : NULL);
 	json_add(out, "update_status", json_object_new_int(change.update_status));
+	*ret_changed = change.changed;
 	if (r < 0) {
-		if (r == -EIO && change.update_command[0])
+		if (r == -EIO && change.update_command[0]) {
 			fprintf(stderr, "%s shuffle apply: wrote %s, but %s failed (exit status %d)\n",
 				program_invocation_short_name, change.path, change.update_command, change.update_status);
-		else
+			*ret_done = "failed: the boot configuration was written, but its update tool failed";
+		} else {
 			fprintf(stderr, "%s shuffle apply: cannot write %s%s: %s\n", program_invocation_short_name,
-				streq(ctl_boot_root(), "/") ? "" : ctl_boot_root(), change.path, strerror(-r));
+				streq(ctl_boot_root(), "/") ? "" : ctl_boot_root(),
+				change.path[0] ? change.path : " the boot configuration", strerror(-r));
+			*ret_done = "failed: the boot configuration could not be written";
+		}
 		return CTL_EXIT_FAILED;
 	}
 	*ret_done = want ? "wrote page_alloc.shuffle into the boot configuration"
@@ -245,18 +273,24 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 	pmemram_config_free(config);
 	if (ret != CTL_EXIT_OK)
 		return ret;
+	if (s.policy_r < 0)
+		return CTL_EXIT_SYSTEM; /* said why */
 
 	if (do_apply) {
+		enum pmemram_config_shuffle policy = s.policy.policy;
+		bool changed;
+		int r2;
+
 		applied = json_object_new_object();
-		ret = apply(&s, dry_run, applied, &done);
-		if (ret == CTL_EXIT_OK && !dry_run && !streq(done, "nothing to change")) {
-			/* Show the state as it is now. */
+		ret = apply(&s, dry_run, applied, &done, &changed);
+		if (changed) {
+			/* Show the state as it is now, also after a failed update tool. */
 			ctl_shuffle_done(&s);
-			ret = ctl_shuffle_read(ctx, s.policy.policy, &s);
-		}
-		if (ret != CTL_EXIT_OK && !s.cmdline) {
-			json_object_put(applied);
-			return ret;
+			r2 = ctl_shuffle_read(ctx, policy, &s);
+			if (r2 != CTL_EXIT_OK || s.policy_r < 0) {
+				json_object_put(applied);
+				return r2 != CTL_EXIT_OK ? r2 : CTL_EXIT_SYSTEM;
+			}
 		}
 	}
 

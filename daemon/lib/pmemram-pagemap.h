@@ -31,7 +31,8 @@ struct pmemram_frames {
 
 /*
  * Append the PFNs of every present page of process pid (from the context's procfs root) with pages
- * of page_size bytes.  -ESRCH when the process does not exist (or exits while being read), -EPERM
+ * of page_size bytes.  -ESRCH when the process does not exist (one that exits while being read gives
+ * what was read, its later mappings reading empty, counted in skipped), -EPERM
  * when the kernel hides the frame numbers, -EACCES when pagemap cannot be opened, -E2BIG beyond
  * PMEMRAM_FRAMES_MAX; the error path names the file.  On failure f keeps what it had before.
  */

@@ -68,7 +68,7 @@ static bool any_direct_mapped(const struct pmemram_topology *t)
 static bool kernel_agrees(const struct pmemram_shuffle *k, const char *want)
 {
 	if (k->source == PMEMRAM_SHUFFLE_UNAVAILABLE)
-		return false;
+		return streq(want, "0"); /* a kernel that cannot shuffle does not */
 	return k->enabled == streq(want, "1");
 }
 

@@ -105,8 +105,11 @@ int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
 	r = read_small(dir_fd, name, old, sizeof(old));
 	if (r == 0 && streq(old, text))
 		return 0;
-	if (r == 0 && !is_ours(old))
-		return -EEXIST; /* someone else's unit of that name: leave it */
+	/* Someone else's unit of that name (or a symlink, or one too big to be ours): leave it. */
+	if ((r == 0 && !is_ours(old)) || r == -ELOOP || r == -EFBIG)
+		return -EEXIST;
+	if (r < 0 && r != -ENOENT)
+		return r;
 
 	r = path_printf(tmp, sizeof(tmp), ".%s.tmp", name);
 	if (r < 0)
@@ -115,6 +118,7 @@ int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
 	if (fd < 0)
 		return negative_errno();
 	len = strlen(text);
+	errno = 0;
 	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0) {
 		r = errno ? -errno : -EIO;
 		(void)unlinkat(dir_fd, tmp, 0);

@@ -119,8 +119,15 @@ static void apply_demotion(struct manager *m)
 
 	r = pmemram_demotion_read(m->ctx, &now);
 	m->demotion = r < 0 ? -1 : now;
-	if (m->config->demotion == PMEMRAM_CONFIG_DEMOTION_KEEP || r == -ENOENT)
+	if (m->config->demotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
 		return;
+	if (r == -ENOENT) {
+		if (!m->demotion_absent_logged)
+			mlog(m, LOG_WARNING, "demotion = %s, but this kernel has no /sys/kernel/mm/numa/demotion_enabled",
+			     pmemram_config_demotion_to_string(m->config->demotion));
+		m->demotion_absent_logged = true;
+		return;
+	}
 	if (r >= 0 && now == want)
 		return;
 	r = pmemram_demotion_write(m->ctx, want);
@@ -159,6 +166,7 @@ int manager_apply_classes(struct manager *m)
 
 		if (old)
 			states[i] = *old;
+		snprintf(states[i].name, sizeof(states[i].name), "%s", m->config->classes[i].name);
 		keep[i] = m->config->classes[i].name;
 	}
 
@@ -167,6 +175,8 @@ int manager_apply_classes(struct manager *m)
 		r = pmemram_dax_list_read(m->ctx, &dax);
 	if (r < 0) {
 		mlog(m, LOG_ERR, "classes: cannot read the system: %s", strerror(-r));
+		for (size_t i = 0; i < m->config->n_classes; i++)
+			snprintf(states[i].error, sizeof(states[i].error), "cannot read the system: %s", strerror(-r));
 		goto done;
 	}
 	pmemram_kmem_nodes(dax, &kmem);
@@ -176,6 +186,8 @@ int manager_apply_classes(struct manager *m)
 	if (dir_fd < 0) {
 		r = negative_errno();
 		mlog(m, LOG_ERR, "classes: cannot open %s: %s", slice_dir(), strerror(-r));
+		for (size_t i = 0; i < m->config->n_classes; i++)
+			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", slice_dir(), strerror(-r));
 		goto done;
 	}
 	for (size_t i = 0; i < m->config->n_classes; i++)
@@ -183,12 +195,16 @@ int manager_apply_classes(struct manager *m)
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
 		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", slice_dir(), strerror(-removed));
-	if (changed || removed > 0) {
+	/* A reload that failed is owed until one succeeds: the files are already as wanted. */
+	if (changed || removed > 0 || m->slice_reload_pending) {
+		m->slice_reload_pending = true;
 		/* Tests point PMEMRAM_SLICE_DIR elsewhere: no systemd to tell then. */
 		if (streq(slice_dir(), PMEMRAM_SLICE_DIR))
 			r = systemd_reload(m);
-		if (r >= 0)
+		if (r >= 0) {
 			m->n_slice_reloads++;
+			m->slice_reload_pending = false;
+		}
 	}
 	r = 0;
 done:
@@ -216,8 +232,7 @@ struct json_object *manager_classes_json(const struct manager *m)
 	for (size_t i = 0; a && i < m->n_classes; i++) {
 		const struct manager_class *st = &m->classes[i];
 		struct json_object *o = json_object_new_object();
-		char slice[PMEMRAM_CLASS_NAME_MAX + 16];
-
+		char slice[PMEMRAM_CLASS_NAME_MAX + 16] = "";
 		bool ok = o;
 
 		(void)pmemram_slice_name(st->name, slice, sizeof(slice));

@@ -65,6 +65,8 @@ struct manager {
 	size_t n_classes;
 	struct manager_class *classes;
 	unsigned n_slice_reloads;
+	bool slice_reload_pending; /* slices changed but systemd's reload failed: retried */
+	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 
 	/* devices release gave back, kept in runtime_dir/held across restarts */

@@ -20,6 +20,7 @@ static const struct pmemram_shuffle patched_off = { .source = PMEMRAM_SHUFFLE_SY
 static const struct pmemram_shuffle patched_cmdline = { .source = PMEMRAM_SHUFFLE_SYSFS, .enabled = true, .reason = "cmdline", .order = 10 };
 static const struct pmemram_shuffle patched_forced_off = { .source = PMEMRAM_SHUFFLE_SYSFS, .reason = "forced-off", .order = 10 };
 static const struct pmemram_shuffle stock_off = { .source = PMEMRAM_SHUFFLE_PARAMETER, .reason = "parameter", .order = -1 };
+static const struct pmemram_shuffle unavailable = { .source = PMEMRAM_SHUFFLE_UNAVAILABLE, .order = -1 };
 static const struct pmemram_shuffle stock_on = { .source = PMEMRAM_SHUFFLE_PARAMETER, .enabled = true, .reason = "parameter", .order = -1 };
 
 static struct pmemram_node cached_node = {
@@ -98,6 +99,10 @@ static const struct policy_case cases[] = {
 	  false, NULL, PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT, "1", "", "takes effect at next boot (no page_alloc.shuffle)" },
 	{ "auto, the administrator's own parameter", AUTO, &patched_forced_off, &with_cache, "page_alloc.shuffle=0", K,
 	  "0", true, NULL, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "0", "0", "(not pmemram's) overrides" },
+	{ "off on a kernel that cannot shuffle", OFF, &unavailable, &with_cache, "page_alloc.shuffle=0", K, "0", true, "0",
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, "0", "0", "in effect" },
+	{ "on on a kernel that cannot shuffle", ON, &unavailable, &with_cache, "page_alloc.shuffle=1", K, "1", true, "1",
+	  PMEMRAM_SHUFFLE_POLICY_IGNORED, "1", "1", "cannot shuffle" },
 	{ "unparsable value kept raw", ON, &patched_off, &without_cache, "page_alloc.shuffle=maybe", K, "maybe", true,
 	  "1", PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, "maybe", "maybe", "pmemramctl shuffle apply" },
 };

@@ -78,6 +78,10 @@ static void test_slice_files(void **state)
 	strcpy(c.name, "theirs");
 	assert_int_equal(pmemram_slice_write(fd, "theirs", text), -EEXIST);
 
+	/* A symlink of the name is not followed, not replaced. */
+	assert_int_equal(symlinkat("pmemram-premium.slice", fd, "pmemram-link.slice"), 0);
+	assert_int_equal(pmemram_slice_write(fd, "link", text), -EEXIST);
+
 	/* Prune keeps premium and theirs, removes economy (ours, no longer configured). */
 	assert_int_equal(pmemram_slice_write(fd, "premium", text), 1);
 	assert_int_equal(fake_sysfs_write(dir, "other.slice", "x\n"), 0);

@@ -349,6 +349,11 @@ for ((b = 1; b <= boot; b++)); do
 	tap=$out/result.boot$b.tap
 	at=""
 	[ "$boot" = 1 ] || at="boot $b: "
+	# A boot cut short (timeout, crash) leaves only the partial result.tap.
+	if [ ! -f "$tap" ] && [ "$b" = "$boot" ] && [ -f "$out/result.tap" ]; then
+		cp "$out/result.tap" "$tap"
+		echo none >"$out/exit-status.boot$b"
+	fi
 	if [ ! -f "$tap" ]; then
 		problems+=("${at}no TAP (the scenario did not run)")
 		continue

@@ -41,7 +41,7 @@ case ${PMEMRAM_BOOT:-1} in
 	policy off
 	is "policy off: not applied yet" "$(field .policy.state)" not-applied
 	ok "shuffle apply --dry-run changes nothing" sh -c \
-		"pmemramctl shuffle apply --dry-run | grep -q 'would write' && ! grep -q page_alloc.shuffle /etc/kernel/cmdline"
+		"out=\$(pmemramctl shuffle apply --dry-run) && echo \"\$out\" | grep -q 'would write' && ! grep -q page_alloc.shuffle /etc/kernel/cmdline"
 	ok "shuffle apply" pmemramctl shuffle apply
 	note "$(pmemramctl shuffle)"
 	is "page_alloc.shuffle=0 is in /etc/kernel/cmdline once" "$(grep -o 'page_alloc\.shuffle=[^ ]*' /etc/kernel/cmdline)" \
