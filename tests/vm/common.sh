@@ -28,11 +28,13 @@ ensure_project() {
 	local bsrc=$build/src bdir=$build/obj
 	project_destdir=$build/destdir
 	mkdir -p "$bsrc" "$bdir"
+	# Copy by content, not keeping the source tree's mtimes: a file that
+	# changed gets the time of the copy, so make rebuilds what depends on
+	# it even when another tree (a CI clone) built here after the file's
+	# own mtime.  Unchanged files keep their old times.
 	(cd "$repo" && git ls-files -co --exclude-standard -z) |
-		rsync -a --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
-	# Regenerate and reconfigure when the build inputs' content changed:
-	# rsync keeps the repository's mtimes, which can be older than what an
-	# earlier run generated, so make's own timestamp rules are not enough.
+		rsync -rlp --checksum --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
+	# Regenerate and reconfigure when the build inputs' content changed.
 	local stamp
 	stamp=$(cat "$bsrc/configure.ac" "$bsrc/Makefile.am" | sha256sum | cut -c1-16)
 	stamp="$stamp $bsrc"
