@@ -250,7 +250,15 @@ kargs+=($append)
 if [ "${PMEMRAM_KVM:-0}" = 1 ]; then
 	qargs+=(-accel kvm -cpu host)
 else
-	qargs+=(-accel tcg,thread=multi -cpu max)
+	# nvdimm+spare-node's scenario turns cpusets on and off (class slices),
+	# which patches the cpuset static key in the page allocator's fast path
+	# while the other vCPU runs it.  Multi-threaded TCG once let that vCPU
+	# execute the patch's int3 after the patch was done ("int3: 0000 [#1]"
+	# in __alloc_pages at shutdown); one thread for both vCPUs keeps their
+	# view of kernel text in step.
+	tcg_threads=multi
+	[ "$topology" != nvdimm+spare-node ] || tcg_threads=single
+	qargs+=(-accel "tcg,thread=$tcg_threads" -cpu max)
 fi
 qemu-img create -q -f qcow2 -b "$image" -F raw "$run/root.qcow2"
 qargs+=(-kernel "$kernel_out/bzImage" -append "${kargs[*]}"
