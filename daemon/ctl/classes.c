@@ -75,7 +75,7 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 	if (!s->views)
 		return CTL_EXIT_SYSTEM;
 	s->n = s->config->n_classes;
-	slice_fd = open(env_or(PMEMRAM_SLICE_DIR_ENV, PMEMRAM_SLICE_DIR), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	slice_fd = open(pmemram_slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = 0; i < s->n; i++) {
 		struct class_view *v = &s->views[i];
 
@@ -131,9 +131,9 @@ static size_t slice_units(const char *slice, char names[][NAME_MAX + 1], size_t 
 }
 
 /* Processes started by pmemramctl run --class name: their environment says so. */
-static size_t run_members(const char *name, int *pids, size_t max)
+static size_t run_members(struct pmemram_ctx *ctx, const char *name, int *pids, size_t max)
 {
-	const char *proc = env_or("PMEMRAM_PROCFS_ROOT", "/proc");
+	const char *proc = pmemram_ctx_get_root(ctx, PMEMRAM_ROOT_PROCFS);
 	_cleanup_(closedirp) DIR *d = opendir(proc);
 	char want[PMEMRAM_CLASS_NAME_MAX + 32];
 	struct dirent *de;
@@ -164,7 +164,7 @@ static size_t run_members(const char *name, int *pids, size_t max)
 	return n;
 }
 
-static struct json_object *json_class(const struct class_view *v)
+static struct json_object *json_class(struct pmemram_ctx *ctx, const struct class_view *v)
 {
 	char units[64][NAME_MAX + 1];
 	int pids[MAX_MEMBERS];
@@ -172,7 +172,7 @@ static struct json_object *json_class(const struct class_view *v)
 	struct json_object *o = json_object_new_object(), *u = json_object_new_array(), *p = json_object_new_array();
 	bool ok = o && u && p;
 
-	n_pids = run_members(v->c->name, pids, ELEMENTSOF(pids));
+	n_pids = run_members(ctx, v->c->name, pids, ELEMENTSOF(pids));
 	ok = ok && json_add(o, "class", json_object_new_string(v->c->name));
 	ok = ok && json_add(o, "nodes_spec", json_object_new_string(v->c->nodes_text));
 	ok = ok && json_add(o, "mode", json_object_new_string(pmemram_class_mode_to_string(v->c->mode)));
@@ -192,11 +192,11 @@ static struct json_object *json_class(const struct class_view *v)
 	return o;
 }
 
-static void print_class(const struct class_view *v)
+static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 {
 	char units[64][NAME_MAX + 1];
 	int pids[MAX_MEMBERS];
-	size_t n_units = slice_units(v->slice, units, ELEMENTSOF(units)), n_pids = run_members(v->c->name, pids, MAX_MEMBERS);
+	size_t n_units = slice_units(v->slice, units, ELEMENTSOF(units)), n_pids = run_members(ctx, v->c->name, pids, MAX_MEMBERS);
 
 	printf("%-12s nodes = %-18s mode %-10s ", v->c->name, v->c->nodes_text, pmemram_class_mode_to_string(v->c->mode));
 	if (v->r >= 0)
@@ -290,7 +290,7 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 
 		(void)pmemram_nodemask_format(&s.kmem, kmem, sizeof(kmem));
 		for (size_t i = 0; ok && i < s.n; i++)
-			ok = json_append(a, json_class(&s.views[i]));
+			ok = json_append(a, json_class(ctx, &s.views[i]));
 		ok = ok && json_add(root, "kmem_nodes", json_object_new_string(kmem)) &&
 		     json_add(root, "classes", json_object_get(a));
 		json_object_put(a);
@@ -300,7 +300,7 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 		if (s.n == 0)
 			printf("no classes in %s\n", dir);
 		for (size_t i = 0; i < s.n; i++)
-			print_class(&s.views[i]);
+			print_class(ctx, &s.views[i]);
 	}
 	for (size_t i = 0; i < s.n; i++)
 		if (s.views[i].r < 0)

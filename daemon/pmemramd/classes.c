@@ -16,13 +16,6 @@
 /* systemd's own socket: there from early boot, when the D-Bus daemon is not yet. */
 #define SYSTEMD_PRIVATE_BUS "unix:path=/run/systemd/private"
 
-static const char *slice_dir(void)
-{
-	const char *d = getenv(PMEMRAM_SLICE_DIR_ENV);
-
-	return d && *d ? d : PMEMRAM_SLICE_DIR;
-}
-
 /* systemctl daemon-reload: systemd re-reads the slices and applies AllowedMemoryNodes= to their
  * cgroups, running units included.  The call returns once the reload is done. */
 static int systemd_reload(struct manager *m)
@@ -48,7 +41,7 @@ static int systemd_reload(struct manager *m)
 
 static void log_removed(const char *name, void *userdata)
 {
-	mlog(userdata, LOG_INFO, "removed %s/%s: its class is no longer configured", slice_dir(), name);
+	mlog(userdata, LOG_INFO, "removed %s/%s: its class is no longer configured", pmemram_slice_dir(), name);
 }
 
 static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
@@ -100,14 +93,14 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	if (r >= 0)
 		r = pmemram_slice_write(dir_fd, c->name, text);
 	if (r < 0) {
-		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", slice_dir(), c->name,
+		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", pmemram_slice_dir(), c->name,
 			 r == -EEXIST ? "a unit of that name that pmemramd did not write is there" : strerror(-r));
 		class_log(m, LOG_ERR, c->name, "%s", st->error);
 		return;
 	}
 	if (r > 0) {
 		class_log(m, LOG_INFO, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
-			  c->nodes_text, st->nodes, slice_dir(), c->name);
+			  c->nodes_text, st->nodes, pmemram_slice_dir(), c->name);
 		*changed = true;
 	}
 }
@@ -181,25 +174,25 @@ int manager_apply_classes(struct manager *m)
 	}
 	pmemram_kmem_nodes(dax, &kmem);
 
-	(void)mkdir(slice_dir(), 0755);
-	dir_fd = open(slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	(void)mkdir(pmemram_slice_dir(), 0755);
+	dir_fd = open(pmemram_slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "classes: cannot open %s: %s", slice_dir(), strerror(-r));
+		mlog(m, LOG_ERR, "classes: cannot open %s: %s", pmemram_slice_dir(), strerror(-r));
 		for (size_t i = 0; i < m->config->n_classes; i++)
-			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", slice_dir(), strerror(-r));
+			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", pmemram_slice_dir(), strerror(-r));
 		goto done;
 	}
 	for (size_t i = 0; i < m->config->n_classes; i++)
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
-		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", slice_dir(), strerror(-removed));
+		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", pmemram_slice_dir(), strerror(-removed));
 	/* A reload that failed is owed until one succeeds: the files are already as wanted. */
 	if (changed || removed > 0 || m->slice_reload_pending) {
 		m->slice_reload_pending = true;
 		/* Tests point PMEMRAM_SLICE_DIR elsewhere: no systemd to tell then. */
-		if (streq(slice_dir(), PMEMRAM_SLICE_DIR))
+		if (streq(pmemram_slice_dir(), PMEMRAM_SLICE_DIR))
 			r = systemd_reload(m);
 		if (r >= 0) {
 			m->n_slice_reloads++;
