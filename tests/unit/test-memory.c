@@ -104,6 +104,33 @@ static void test_stock_blocks(void **state)
 	assert_int_equal(s->nodes[1].online[PMEMRAM_ZONE_NORMAL], 4);
 }
 
+/* A block without its node link is still being added: 6.1 oopses on a read of its valid_zones,
+ * so discovery must not open the file (a garbage one would fail the read if it did). */
+static void test_unlinked_block_zones_not_read(void **state)
+{
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
+
+	assert_int_equal(fake_env_break(ENV(state), "devices/system/memory/memory4/valid_zones", "Bogus\n"), 0);
+	assert_int_equal(pmemram_memory_read(ENV(state)->ctx, &m), 0);
+	assert_int_equal(m->blocks[4].node, -1);
+	assert_int_equal(m->blocks[4].state, PMEMRAM_BLOCK_OFFLINE);
+	assert_int_equal(m->blocks[4].zones.mask, 0);
+	assert_int_equal(m->blocks[4].zones.first, PMEMRAM_ZONE_NONE);
+}
+
+/* A block removed between the directory listing and the read of its files is left out; a block
+ * that is there but cannot be read still fails the read (test_failures). */
+static void test_block_removed_while_read(void **state)
+{
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
+
+	/* What the listing sees of a block whose directory is gone by the time it is opened. */
+	assert_int_equal(fake_sysfs_symlink(ENV(state)->root, "devices/system/memory/memory9", "memory-gone"), 0);
+	assert_int_equal(pmemram_memory_read(ENV(state)->ctx, &m), 0);
+	assert_int_equal(m->n_blocks, 5);
+	assert_int_equal(m->blocks[4].id, 4);
+}
+
 static int read_memory(struct pmemram_ctx *ctx)
 {
 	struct pmemram_memory *m = (struct pmemram_memory *)0x1;
@@ -163,6 +190,8 @@ int main(void)
 		FAKE_TEST(test_hmat_blocks, fake_env_setup_hmat),
 		FAKE_TEST(test_hmat_summary, fake_env_setup_hmat),
 		FAKE_TEST(test_stock_blocks, fake_env_setup_stock),
+		FAKE_TEST(test_unlinked_block_zones_not_read, fake_env_setup_stock),
+		FAKE_TEST(test_block_removed_while_read, fake_env_setup_stock),
 		cmocka_unit_test(test_failures),
 		FAKE_TEST(test_removable_optional, fake_env_setup_stock),
 		cmocka_unit_test(test_summarize_invalid),

@@ -48,9 +48,22 @@ static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_
 		return r;
 	b.state = (enum pmemram_block_state)state;
 
-	r = sysfs_read_zones(ctx, SYSFS_JOIN(path, dir, "valid_zones"), &b.zones);
+	/* The node link comes first: it appears only once the kernel has set the block's node id. */
+	r = read_block_node(ctx, dir, &b.node);
 	if (r < 0)
 		return r;
+
+	/*
+	 * A block's directory and its "add" uevent exist before the block has a node id.  Reading
+	 * valid_zones in that window makes 6.1 look up the zones of node -1 (NULL dereference in
+	 * zone_for_pfn_range()), so a block without its node link is left with no zones: it is
+	 * offline and still being added, and nobody acts on it until it has the link.
+	 */
+	if (b.node >= 0) {
+		r = sysfs_read_zones(ctx, SYSFS_JOIN(path, dir, "valid_zones"), &b.zones);
+		if (r < 0)
+			return r;
+	}
 
 	r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "phys_index"), &b.phys_index);
 	if (r < 0)
@@ -61,10 +74,6 @@ static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_
 	if (sysfs_absent(ctx, r))
 		b.removable = false;
 	else if (r < 0)
-		return r;
-
-	r = read_block_node(ctx, dir, &b.node);
-	if (r < 0)
 		return r;
 
 	*ret = b;
@@ -120,7 +129,16 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 	}
 
 	for (size_t i = 0; i < dir.n; i++) {
-		r = read_block(ctx, dir.names[i], &m->blocks[i]);
+		char path[64];
+
+		r = read_block(ctx, dir.names[i], &m->blocks[m->n_blocks]);
+		/* Hot-remove took the block away after the listing: it is simply not there any more. */
+		if (r < 0 && path_printf(path, sizeof(path), MEMORY_DIR "/%s", dir.names[i]) >= 0 &&
+		    sysfs_exists(ctx, path) == 0) {
+			log_debug(ctx, "%s: removed while being read", dir.names[i]);
+			pmemram_ctx_clear_error(ctx);
+			continue;
+		}
 		if (r < 0)
 			return r;
 		m->n_blocks++;
