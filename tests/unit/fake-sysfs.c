@@ -222,6 +222,11 @@ static int add_block(const char *root, unsigned id, int node, const char *state,
 	return 0;
 }
 
+int fake_sysfs_add_block(const char *root, unsigned long block, int node, const char *state, const char *zones)
+{
+	return add_block(root, (unsigned)block, node, state, zones);
+}
+
 static int add_blocks(const char *root, unsigned first, unsigned last, int node, const char *state,
 		      const char *zones)
 {

@@ -37,6 +37,8 @@ int fake_sysfs_write(const char *root, const char *path, const char *format, ...
 int fake_sysfs_symlink(const char *root, const char *path, const char *target);
 /* Remove root/path, recursively for directories. */
 int fake_sysfs_remove(const char *root, const char *path);
+/* A new memory block as hotplug leaves it: its attributes and, unless node < 0, its node link. */
+int fake_sysfs_add_block(const char *root, unsigned long block, int node, const char *state, const char *zones);
 /* A memory block's state and valid_zones, as the kernel shows them. */
 int fake_sysfs_set_block(const char *root, unsigned long block, const char *state, const char *zones);
 /* Content of root/path without trailing newlines, in a static buffer ("<absent>" when missing). */

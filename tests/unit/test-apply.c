@@ -145,7 +145,7 @@ static void fake_progress(struct pmemram_ctx *ctx, const struct pmemram_action *
 }
 
 /* The HMAT tree (dax1.0: device_dax on node 2, blocks 32-38 online Movable) plus dax1.0's future
- * blocks 41-44, offline and able to go either way. */
+ * blocks 41-44, offline and able to go either way, and memory45 still being added. */
 static int setup(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
@@ -156,7 +156,11 @@ static int setup(void **state)
 	f->env = env;
 	*state = f;
 	for (unsigned long b = 41; b <= 44; b++)
-		write_block(f, b, "offline", "Movable Normal");
+		if (fake_sysfs_add_block(f->env->root, b, 2, "offline", "Movable Normal") < 0)
+			return -1;
+	/* memory45 is still being added: no node yet, and a valid_zones that must not be read */
+	if (fake_sysfs_add_block(f->env->root, 45, -1, "offline", "Bogus") < 0)
+		return -1;
 	return 0;
 }
 
@@ -310,8 +314,10 @@ static const struct failure_case failures[] = {
 	  "memory32: already online in Movable, not Normal (valid_zones: Movable)", NULL, NULL },
 	{ OFFLINE(33), true, { 33, -EBUSY, NULL, NULL }, false, -EBUSY,
 	  "memory33: could not be offlined (pages in use): Device or resource busy", "memory33 offline", NULL },
-	{ ONLINE(50, MOVABLE), false, {}, false, -ENOENT, "memory50: cannot read state: No such file or directory",
-	  NULL, "devices/system/memory/memory50/state" },
+	{ ONLINE(50, MOVABLE), false, {}, false, -ENODEV, "memory50: absent", NULL, NULL },
+	/* no node link yet: neither onlined nor its valid_zones read (6.1 oopses on both) */
+	{ ONLINE(45, MOVABLE), false, {}, false, -EAGAIN, "memory45: still being added (no node link yet)", NULL,
+	  NULL },
 	/* unbinding "succeeds" but device_dax is still there */
 	{ DISABLE("dax1.0"), false, {}, true, -EIO,
 	  "dax1.0: disabling device_dax took no effect: bound to device_dax", "disable dax1.0", NULL },

@@ -506,7 +506,14 @@ static void test_block_refusals(void **state)
 	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_BLOCK_GOING_OFFLINE,
 		       "memory43 is going offline (a release in progress?); retry when it settles");
 
+	/* Still being added: no node yet, so neither its zones nor an online write are safe. */
 	block(&w, 43)->state = PMEMRAM_BLOCK_OFFLINE;
+	block(&w, 43)->node = -1;
+	block(&w, 43)->zones = (struct pmemram_zones){};
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_BLOCK_BEING_ADDED,
+		       "memory43 is still being added (no node link yet); retry when it settles");
+
+	block(&w, 43)->node = 2;
 	block(&w, 43)->zones = (struct pmemram_zones){ PMEMRAM_ZONE_NORMAL, 1u << PMEMRAM_ZONE_NORMAL };
 	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_ZONE_NOT_VALID, "memory43 cannot be onlined as movable (valid zones: Normal)");
 

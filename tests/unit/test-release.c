@@ -171,7 +171,9 @@ static int fake_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char 
 		return f->kmem_error;
 	set_driver(f, device, "kmem");
 	for (unsigned long b = FIRST; b <= LAST; b++)
-		write_block(f, b, f->auto_online ? "online" : "offline", f->auto_online ? "Normal" : "Movable Normal");
+		assert_int_equal(fake_sysfs_add_block(f->env->root, b, 2, f->auto_online ? "online" : "offline",
+						      f->auto_online ? "Normal" : "Movable Normal"),
+				 0);
 	return 0;
 }
 

@@ -82,6 +82,20 @@ int root_dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *
 int root_dir_read_suffix(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *suffix,
 			 size_t max, struct sysfs_dir *ret);
 void sysfs_dir_done(struct sysfs_dir *d);
+/* A memory block as sysfs shows it now, for the code that changes blocks: the raw words for
+ * messages, parsed where they parse (else -1).  valid_zones is read only once the block has its
+ * node link (6.1 oopses on it before); zones then says why it is empty of zones. */
+struct memblock_view {
+	bool present; /* false: memoryN does not exist (never added, or removed with kmem) */
+	int node;     /* -1 without a nodeN link: still being added */
+	char state[32];
+	char zones[128];
+	int state_id; /* enum pmemram_block_state */
+	int zone;     /* first word of valid_zones: the current zone when online */
+};
+/* 0 with ret->present false for an absent block; -errno when a present block cannot be read. */
+int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret);
+
 /* Numeric suffix of name after prefix ("memory32" -> 32); -EINVAL when not all digits. */
 int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret);
 

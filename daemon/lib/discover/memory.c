@@ -80,6 +80,44 @@ static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_
 	return 0;
 }
 
+int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret)
+{
+	struct memblock_view v = { .node = -1, .state_id = -1, .zone = -1 };
+	struct pmemram_zones zones;
+	char dir[64], path[96];
+	int r;
+
+	r = path_printf(dir, sizeof(dir), MEMORY_DIR "/memory%lu", block);
+	if (r >= 0)
+		r = sysfs_exists(ctx, dir);
+	if (r <= 0) {
+		*ret = v; /* absent: never added, or removed with kmem */
+		return r;
+	}
+	v.present = true;
+
+	r = read_block_node(ctx, dir, &v.node);
+	if (r >= 0)
+		r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "state"), v.state, sizeof(v.state));
+	if (r < 0)
+		return r;
+	v.state_id = pmemram_block_state_from_string(v.state);
+
+	/* Not before the node link: see read_block(). */
+	if (v.node < 0) {
+		(void)snprintf(v.zones, sizeof(v.zones), "not read, no node yet");
+		*ret = v;
+		return 0;
+	}
+	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "valid_zones"), v.zones, sizeof(v.zones));
+	if (r < 0)
+		return r;
+	if (pmemram_parse_valid_zones(v.zones, &zones) >= 0)
+		v.zone = (int)zones.first;
+	*ret = v;
+	return 0;
+}
+
 struct pmemram_memory *pmemram_memory_free(struct pmemram_memory *m)
 {
 	if (!m)

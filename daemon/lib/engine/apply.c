@@ -66,47 +66,15 @@ static const char *zone_name(int zone)
 
 /* ---- memory blocks ---------------------------------------------------------------- */
 
-/* A block as sysfs shows it: the raw words for messages, parsed where they parse (else -1). */
-struct block_view {
-	char state[32];
-	char zones[128];
-	int state_id; /* enum pmemram_block_state */
-	int zone;     /* first word of valid_zones: the current zone when online */
-};
-
-static int read_block(struct pmemram_ctx *ctx, unsigned long block, struct block_view *ret)
-{
-	struct block_view v = { .state_id = -1, .zone = -1 };
-	struct pmemram_zones zones;
-	char path[PATH_MAX];
-	int r;
-
-	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
-	if (r >= 0)
-		r = sysfs_read_string(ctx, path, v.state, sizeof(v.state));
-	if (r >= 0)
-		r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/valid_zones", block);
-	if (r >= 0)
-		r = sysfs_read_string(ctx, path, v.zones, sizeof(v.zones));
-	if (r < 0)
-		return r;
-
-	v.state_id = pmemram_block_state_from_string(v.state);
-	if (pmemram_parse_valid_zones(v.zones, &zones) >= 0)
-		v.zone = (int)zones.first;
-	*ret = v;
-	return 0;
-}
-
 /* Whether the block is where the action wants it: online in zone, or offline (zone < 0). */
-static bool block_reached(const struct block_view *v, int zone)
+static bool block_reached(const struct memblock_view *v, int zone)
 {
 	if (zone < 0)
 		return v->state_id == PMEMRAM_BLOCK_OFFLINE;
 	return v->state_id == PMEMRAM_BLOCK_ONLINE && v->zone == zone;
 }
 
-static int block_success(struct run *run, unsigned long block, const struct block_view *v, int zone, bool already)
+static int block_success(struct run *run, unsigned long block, const struct memblock_view *v, int zone, bool already)
 {
 	if (zone < 0)
 		return succeed(run, already, "memory%lu: %soffline", block, already ? "already " : "");
@@ -114,7 +82,7 @@ static int block_success(struct run *run, unsigned long block, const struct bloc
 		       zone_name(v->zone));
 }
 
-static int block_wrong_zone(struct run *run, unsigned long block, const struct block_view *v, int zone, int r,
+static int block_wrong_zone(struct run *run, unsigned long block, const struct memblock_view *v, int zone, int r,
 			    bool already)
 {
 	return fail(run, r, "memory%lu: %sonline in %s, not %s (valid_zones: %s)", block, already ? "already " : "",
@@ -125,12 +93,17 @@ static int block_wrong_zone(struct run *run, unsigned long block, const struct b
  * valid_zones and judge by what the kernel shows, not by what the write returned. */
 static int block_set(struct run *run, unsigned long block, const char *value, int zone)
 {
-	struct block_view v;
+	struct memblock_view v;
 	int r, k;
 
-	r = read_block(run->ctx, block, &v);
+	r = memblock_view_read(run->ctx, block, &v);
 	if (r < 0)
 		return fail(run, r, "memory%lu: cannot read state: %s", block, strerror(-r));
+	if (!v.present)
+		return fail(run, -ENODEV, "memory%lu: absent", block);
+	/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
+	if (v.node < 0 && zone >= 0)
+		return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
 	if (block_reached(&v, zone))
 		return block_success(run, block, &v, zone, true);
 	if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
@@ -139,10 +112,12 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 	r = run->ops->set_block_state ? run->ops->set_block_state(run->ctx, run->userdata, block, value)
 				      : -EOPNOTSUPP;
 
-	k = read_block(run->ctx, block, &v);
+	k = memblock_view_read(run->ctx, block, &v);
 	if (k < 0)
 		return fail(run, k, "memory%lu: cannot re-read state after writing %s: %s", block, value,
 			    strerror(-k));
+	if (!v.present)
+		return fail(run, -ENODEV, "memory%lu: vanished after writing %s", block, value);
 	/* A failed write that still finds the block in place: someone (udev) did it first. */
 	if (block_reached(&v, zone))
 		return block_success(run, block, &v, zone, r < 0);

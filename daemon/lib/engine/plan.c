@@ -37,6 +37,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_UDEV_ONLINE] = "udev-online",
 	[PMEMRAM_REASON_BLOCKS_MISSING] = "blocks-missing",
 	[PMEMRAM_REASON_BLOCK_GOING_OFFLINE] = "block-going-offline",
+	[PMEMRAM_REASON_BLOCK_BEING_ADDED] = "block-being-added",
 	[PMEMRAM_REASON_ZONE_NOT_VALID] = "zone-not-valid",
 	[PMEMRAM_REASON_HELD] = "held",
 	[PMEMRAM_REASON_APPLY_FAILED] = "apply-failed",
@@ -246,6 +247,13 @@ static int plan_blocks(struct builder *b, struct pmemram_device_verdict *v, cons
 		if (!blk) {
 			missing++;
 			continue;
+		}
+		/* Onlining a block before the kernel gave it a node dereferences node -1 on 6.1, as
+		 * reading its valid_zones does: wait for the link (kmem's bind uevent follows it). */
+		if (blk->node < 0) {
+			set_verdict(v, PMEMRAM_REASON_BLOCK_BEING_ADDED,
+				    "memory%lu is still being added (no node link yet); retry when it settles", id);
+			return 0;
 		}
 		if (blk->state == PMEMRAM_BLOCK_GOING_OFFLINE) {
 			set_verdict(v, PMEMRAM_REASON_BLOCK_GOING_OFFLINE,

@@ -102,6 +102,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_UDEV_ONLINE,	  /* a udev rule would online into another zone */
 	PMEMRAM_REASON_BLOCKS_MISSING,	  /* kmem bound but blocks of the range absent */
 	PMEMRAM_REASON_BLOCK_GOING_OFFLINE, /* someone is offlining a block right now */
+	PMEMRAM_REASON_BLOCK_BEING_ADDED, /* a block of the range has no node link yet */
 	PMEMRAM_REASON_ZONE_NOT_VALID,	  /* an offline block's valid_zones lacks the claimed zone */
 	PMEMRAM_REASON_HELD,		  /* given back with release: left alone until reclaimed */
 	PMEMRAM_REASON_APPLY_FAILED,	  /* an action failed: the text says which and why */

@@ -113,48 +113,6 @@ static const char *error_file(struct pmemram_ctx *ctx, char *buf, size_t size)
 
 /* ---- sysfs, re-read after every step ------------------------------------------------------ */
 
-/* A block as sysfs shows it now: the raw words for messages, parsed where they parse (else -1). */
-struct block_view {
-	bool present;
-	char state[32];
-	char zones[128];
-	int state_id; /* enum pmemram_block_state */
-	int zone;     /* first word of valid_zones: the current zone when online */
-};
-
-static int read_block(struct pmemram_ctx *ctx, unsigned long block, struct block_view *ret)
-{
-	struct block_view v = { .state_id = -1, .zone = -1 };
-	struct pmemram_zones zones;
-	char path[PATH_MAX];
-	int r;
-
-	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu", block);
-	if (r >= 0)
-		r = sysfs_exists(ctx, path);
-	if (r <= 0) {
-		*ret = v; /* absent: kmem removed it */
-		return r;
-	}
-	v.present = true;
-
-	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
-	if (r >= 0)
-		r = sysfs_read_string(ctx, path, v.state, sizeof(v.state));
-	if (r >= 0)
-		r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/valid_zones", block);
-	if (r >= 0)
-		r = sysfs_read_string(ctx, path, v.zones, sizeof(v.zones));
-	if (r < 0)
-		return r;
-
-	v.state_id = pmemram_block_state_from_string(v.state);
-	if (pmemram_parse_valid_zones(v.zones, &zones) >= 0)
-		v.zone = (int)zones.first;
-	*ret = v;
-	return 0;
-}
-
 /* The device's driver into report->driver_after ("" when unbound); -ENODEV when the device is gone. */
 static int read_driver(struct run *run)
 {
@@ -205,7 +163,7 @@ static const char *online_value(enum pmemram_zone zone)
 }
 
 /* Whether the block is as it was before the run: online in its zone, or not online. */
-static bool block_as_before(const struct pmemram_release_block *b, const struct block_view *v)
+static bool block_as_before(const struct pmemram_release_block *b, const struct memblock_view *v)
 {
 	if (!v->present)
 		return false;
@@ -253,11 +211,11 @@ static int set_state(struct run *run, unsigned long block, const char *value)
  * Progress is reported for index < total: the blocks the first read found online. */
 static int offline_block(struct run *run, struct pmemram_release_block *b, size_t index, size_t total)
 {
-	struct block_view v;
+	struct memblock_view v;
 	char before[64];
 	int r, k;
 
-	r = read_block(run->ctx, b->id, &v);
+	r = memblock_view_read(run->ctx, b->id, &v);
 	if (r < 0)
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r, "memory%lu: cannot read its state: %s",
 				    b->id, strerror(-r));
@@ -277,7 +235,7 @@ static int offline_block(struct run *run, struct pmemram_release_block *b, size_
 		progress(run, PMEMRAM_ACTION_OFFLINE_BLOCK, b, index, total);
 	r = set_state(run, b->id, "offline");
 
-	k = read_block(run->ctx, b->id, &v);
+	k = memblock_view_read(run->ctx, b->id, &v);
 	if (k < 0)
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, k,
 				    "memory%lu: cannot re-read its state after offlining: %s", b->id, strerror(-k));
@@ -338,10 +296,10 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 {
 	bool online = b->state_before == PMEMRAM_BLOCK_ONLINE;
 	const char *value = online ? online_value(b->zone_before) : "offline";
-	struct block_view v;
+	struct memblock_view v;
 	int r, k;
 
-	r = read_block(run->ctx, b->id, &v);
+	r = memblock_view_read(run->ctx, b->id, &v);
 	if (r < 0)
 		return not_restored(run, b, r, "cannot read its state: %s", strerror(-r));
 	if (block_as_before(b, &v))
@@ -352,7 +310,7 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 	/* Online in another zone (kmem bound again, and the kernel auto-onlined it): offline it first. */
 	if (online && v.state_id == PMEMRAM_BLOCK_ONLINE) {
 		r = set_state(run, b->id, "offline");
-		k = read_block(run->ctx, b->id, &v);
+		k = memblock_view_read(run->ctx, b->id, &v);
 		if (k < 0)
 			return not_restored(run, b, k, "cannot re-read its state after offlining: %s", strerror(-k));
 		if (v.state_id != PMEMRAM_BLOCK_OFFLINE)
@@ -362,7 +320,7 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 	}
 
 	r = set_state(run, b->id, value);
-	k = read_block(run->ctx, b->id, &v);
+	k = memblock_view_read(run->ctx, b->id, &v);
 	if (k < 0)
 		return not_restored(run, b, k, "cannot re-read its state after writing %s: %s", value, strerror(-k));
 	if (block_as_before(b, &v))
@@ -383,9 +341,9 @@ static void restore_blocks(struct run *run)
 	/* Count first, for progress; a block that cannot be read is restored (and reported) all the same. */
 	todo = calloc(report->n_blocks ? report->n_blocks : 1, sizeof(*todo));
 	for (size_t i = 0; i < report->n_blocks; i++) {
-		struct block_view v;
+		struct memblock_view v;
 
-		if (todo && (read_block(run->ctx, report->blocks[i].id, &v) < 0 ||
+		if (todo && (memblock_view_read(run->ctx, report->blocks[i].id, &v) < 0 ||
 			     !block_as_before(&report->blocks[i], &v))) {
 			todo[i] = true;
 			total++;
@@ -666,10 +624,10 @@ static int check_all_offline(struct run *run)
 
 	for (size_t i = report->n_blocks; i-- > 0;) {
 		struct pmemram_release_block *b = &report->blocks[i];
-		struct block_view v;
+		struct memblock_view v;
 		int r;
 
-		r = read_block(run->ctx, b->id, &v);
+		r = memblock_view_read(run->ctx, b->id, &v);
 		if (r < 0)
 			r = block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
 					 "memory%lu: cannot read its state before unbinding kmem: %s", b->id,
