@@ -460,6 +460,14 @@ int fake_procfs_populate(const char *root)
 			       "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2400         /usr/bin/qemu-system-x86_64\n"
 			       "7f0000000000-7f0010000000 rw-s 00000000 00:05 321          /dev/dax1.0\n"
 			       "7f0010000000-7f0010200000 rw-s 00000000 00:05 321          /dev/dax1.0\n"));
+	/* Holds /dev/dax7.0 open without mapping it (programs open first and map later). */
+	CHECK(fake_sysfs_write(root, "5151/comm", "holder\n"));
+	CHECK(fake_sysfs_write(root, "5151/maps",
+			       "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2401         /usr/bin/holder\n"));
+	CHECK(fake_sysfs_symlink(root, "5151/fd/0", "/dev/null"));
+	CHECK(fake_sysfs_symlink(root, "5151/fd/3", "socket:[4711]"));
+	CHECK(fake_sysfs_symlink(root, "5151/fd/4", "/dev/dax7.01"));
+	CHECK(fake_sysfs_symlink(root, "5151/fd/5", "/dev/dax7.0"));
 	/* Exited between readdir and open: no maps any more. */
 	CHECK(fake_sysfs_write(root, "4243/comm", "gone\n"));
 	CHECK(fake_sysfs_remove(root, "4243/comm"));

@@ -147,14 +147,20 @@ static struct pmemram_observed_dax observed_dax(const char *name)
 
 static void test_dax_users_scan(void **state)
 {
-	struct pmemram_observed_dax devices[] = { observed_dax("dax0.0"), observed_dax("dax1.0"), observed_dax("dax1.1") };
+	struct pmemram_observed_dax devices[] = { observed_dax("dax0.0"), observed_dax("dax1.0"), observed_dax("dax1.1"),
+						  observed_dax("dax7.0") };
 	size_t unreadable = 99;
 
 	assert_int_equal(pmemram_dax_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), &unreadable), 0);
 	assert_int_equal(unreadable, 0);
 	assert_false(devices[0].mapped);
 	assert_true(devices[1].mapped);
+	assert_false(devices[1].open_only);
 	assert_string_equal(devices[1].mapped_by, FAKE_DAX_USER);
+	/* Open but not mapped: found through /proc/PID/fd, not "/dev/dax7.01". */
+	assert_true(devices[3].mapped);
+	assert_true(devices[3].open_only);
+	assert_string_equal(devices[3].mapped_by, "pid 5151 (holder)");
 	/* "dax1.1" must not match "/dev/dax1.10"-style prefixes, nor dax1.0's lines. */
 	assert_false(devices[2].mapped);
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));

@@ -380,6 +380,12 @@ static void test_busy(void **state)
 	d->mapped_by[0] = '\0';
 	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_MAPPED, "in use by a process: stop it before pmemram can take the memory");
 
+	d->open_only = true;
+	strcpy(d->mapped_by, "pid 5151 (holder)");
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_OPEN,
+		       "held open by pid 5151 (holder) (not mapped yet): stop it before pmemram can take the memory");
+	d->open_only = false;
+
 	d->mapped = false;
 	d->dax.target_node = -1;
 	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_NO_TARGET_NODE,

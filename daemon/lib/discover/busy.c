@@ -1,4 +1,4 @@
-/* Who uses pmem: processes mapping /dev/daxX.Y (/proc/PID/maps) and mounted pmem disks (/proc/self/mountinfo). */
+/* Who uses pmem: processes mapping or holding open /dev/daxX.Y (/proc/PID/maps, fd/) and mounted pmem disks. */
 #include <limits.h>
 
 #include "pmemram-observe.h"
@@ -193,24 +193,89 @@ static struct pmemram_observed_dax *find_dax(struct pmemram_observed_dax *device
 	return NULL;
 }
 
-/* Scan one process; 1 when its maps could not be read, 0 otherwise. */
+/* Name d's user "pid N (comm)", or "pid N" when its comm cannot be read. */
+static void mark_used(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d, const char *pid, bool open_only)
+{
+	char path[64], comm[32];
+
+	d->mapped = true;
+	d->open_only = open_only;
+	if (path_printf(path, sizeof(path), "%s/comm", pid) < 0 ||
+	    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0) {
+		pmemram_ctx_clear_error(ctx);
+		comm[0] = '\0';
+	}
+	if (comm[0])
+		snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s (%s)", pid, comm);
+	else
+		snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s", pid);
+	log_debug(ctx, "%s %s by %s", d->dax.name, open_only ? "open" : "mapped", d->mapped_by);
+}
+
+/* Whether r is how procfs says a process is gone (0) or not ours to look at (1); else -1. */
+static int process_unreadable(struct pmemram_ctx *ctx, int r)
+{
+	if (r != -ENOENT && r != -ESRCH && r != -EACCES && r != -EPERM)
+		return -1;
+	pmemram_ctx_clear_error(ctx);
+	return r == -EACCES || r == -EPERM;
+}
+
+/* The process's open files (/proc/PID/fd/N links): a program may open /dev/daxX.Y long before it
+ * maps it, and unbinding device_dax under it would hand its persistent data to the kernel as RAM.
+ * 1 when the descriptors could not be read, 0 otherwise. */
+static int scan_fds(struct pmemram_ctx *ctx, const char *pid, struct pmemram_observed_dax *devices, size_t n)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir fds = {};
+	char path[64], target[PATH_MAX];
+	int r;
+
+	r = path_printf(path, sizeof(path), "%s/fd", pid);
+	if (r < 0)
+		return r;
+	r = root_dir_read(ctx, PMEMRAM_ROOT_PROCFS, path, "", PMEMRAM_MAX_FDS, &fds);
+	if (r < 0) {
+		int u = process_unreadable(ctx, r);
+
+		return u < 0 ? r : u;
+	}
+
+	for (size_t i = 0; i < fds.n; i++) {
+		struct pmemram_observed_dax *d;
+
+		r = path_printf(path, sizeof(path), "%s/fd/%s", pid, fds.names[i]);
+		if (r < 0)
+			return r;
+		r = root_readlink(ctx, PMEMRAM_ROOT_PROCFS, path, target, sizeof(target));
+		if (r < 0) {
+			/* Closed since the listing, or the process is gone: nothing held there. */
+			if (process_unreadable(ctx, r) < 0)
+				return r;
+			continue;
+		}
+		d = find_dax(devices, n, target, strlen(target));
+		if (d && !d->mapped)
+			mark_used(ctx, d, pid, true);
+	}
+	return 0;
+}
+
+/* Scan one process; 1 when its maps or descriptors could not be read, 0 otherwise. */
 static int scan_process(struct pmemram_ctx *ctx, const char *pid, struct pmemram_observed_dax *devices, size_t n)
 {
 	_cleanup_(line_reader_done) struct line_reader lr = {};
-	char path[64], comm[32];
-	int r;
+	char path[64];
+	int r, u;
 
 	r = path_printf(path, sizeof(path), "%s/maps", pid);
 	if (r < 0)
 		return r;
 	r = root_fopen(ctx, PMEMRAM_ROOT_PROCFS, path, &lr.f);
-	if (r == -ENOENT || r == -ESRCH || r == -EACCES || r == -EPERM) {
-		pmemram_ctx_clear_error(ctx);
+	if (r < 0) {
 		/* Gone since readdir: nothing to see; not ours to read: say so. */
-		return r == -EACCES || r == -EPERM;
+		u = process_unreadable(ctx, r);
+		return u < 0 ? r : u;
 	}
-	if (r < 0)
-		return r;
 
 	while ((r = line_reader_next(&lr)) > 0) {
 		struct pmemram_observed_dax *d;
@@ -220,25 +285,15 @@ static int scan_process(struct pmemram_ctx *ctx, const char *pid, struct pmemram
 		if (pmemram_parse_maps_line(lr.line, &mapped, &len) < 0)
 			continue;
 		d = find_dax(devices, n, mapped, len);
-		if (!d || d->mapped)
-			continue;
-
-		d->mapped = true;
-		r = path_printf(path, sizeof(path), "%s/comm", pid);
-		if (r < 0 || root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0) {
-			pmemram_ctx_clear_error(ctx);
-			comm[0] = '\0';
-		}
-		if (comm[0])
-			snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s (%s)", pid, comm);
-		else
-			snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s", pid);
-		log_debug(ctx, "%s mapped by %s", d->dax.name, d->mapped_by);
+		if (d && (!d->mapped || d->open_only))
+			mark_used(ctx, d, pid, false);
 	}
 	/* A process exiting while we read: its maps end early; it maps nothing any more. */
 	if (r == -ESRCH)
 		r = 0;
-	return r;
+	if (r < 0)
+		return r;
+	return scan_fds(ctx, pid, devices, n);
 }
 
 int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,

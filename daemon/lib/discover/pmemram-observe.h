@@ -13,6 +13,7 @@
 /* Limits on what discovery reads (every user-controllable resource has one). */
 #define PMEMRAM_MAX_NAMESPACES 4096
 #define PMEMRAM_MAX_PROCESSES (1u << 22)	    /* PID_MAX_LIMIT */
+#define PMEMRAM_MAX_FDS (1u << 20)		    /* descriptors per process (fs.nr_open's default) */
 #define PMEMRAM_UDEV_MAX_RULES_FILES 4096	    /* per directory */
 #define PMEMRAM_UDEV_MAX_FILE_SIZE (1024 * 1024)    /* bytes per rules file */
 #define PMEMRAM_UDEV_MAX_LINE 16384		    /* bytes per rule, continuations joined */
@@ -78,8 +79,10 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
  * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);
 
-/* Mark dax devices some process maps (/proc/PID/maps naming /dev/daxX.Y): the first pid and comm.
- * *ret_unreadable counts processes whose maps could not be read (other users' when not root). */
+/* Mark dax devices some process maps (/proc/PID/maps naming /dev/daxX.Y) or holds open
+ * (/proc/PID/fd/N linking to it): the first such pid and comm, a mapping before a mere open.
+ * *ret_unreadable counts processes whose maps or descriptors could not be read (other users'
+ * when not root). */
 int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
 			   size_t *ret_unreadable);
 

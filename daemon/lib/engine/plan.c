@@ -29,6 +29,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_NAMESPACE_MODE] = "namespace-mode",
 	[PMEMRAM_REASON_MOUNTED] = "mounted",
 	[PMEMRAM_REASON_MAPPED] = "mapped",
+	[PMEMRAM_REASON_OPEN] = "open",
 	[PMEMRAM_REASON_OTHER_DRIVER] = "other-driver",
 	[PMEMRAM_REASON_NO_TARGET_NODE] = "no-target-node",
 	[PMEMRAM_REASON_NO_RESOURCE] = "no-resource",
@@ -359,6 +360,12 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	/* devdax or unbound (a previous run stopped between unbind and bind): kmem still to bind. */
 	if (d->dax.target_node < 0) {
 		set_verdict(v, PMEMRAM_REASON_NO_TARGET_NODE, "no target node: the firmware did not assign one, kmem would reject it");
+		return 0;
+	}
+	if (d->mapped && d->open_only) {
+		set_verdict(v, PMEMRAM_REASON_OPEN,
+			    "held open by %s (not mapped yet): stop it before pmemram can take the memory",
+			    d->mapped_by[0] ? d->mapped_by : "a process");
 		return 0;
 	}
 	if (d->mapped) {

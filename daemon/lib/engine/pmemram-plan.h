@@ -18,7 +18,8 @@ struct pmemram_observed_dax {
 	struct pmemram_dax dax;			   /* from pmemram_dax_list_read() */
 	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
 	char region[32];			   /* "region0"; "" when unknown */
-	bool mapped;				   /* /dev/daxX.Y open or mapped by a process */
+	bool mapped;				   /* /dev/daxX.Y mapped or held open by a process */
+	bool open_only;				   /* held open, mapped by nobody (found) */
 	char mapped_by[48];			   /* "pid 1234 (qemu)" when known */
 };
 
@@ -93,7 +94,8 @@ enum pmemram_reason {
 	PMEMRAM_REASON_UNCLAIMED,
 	PMEMRAM_REASON_NAMESPACE_MODE,	  /* raw/sector/fsdax namespace and convert = no */
 	PMEMRAM_REASON_MOUNTED,		  /* namespace's block device in use: no conversion */
-	PMEMRAM_REASON_MAPPED,		  /* dax device in use by a process */
+	PMEMRAM_REASON_MAPPED,		  /* dax device mapped by a process */
+	PMEMRAM_REASON_OPEN,		  /* dax device held open (not mapped) by a process */
 	PMEMRAM_REASON_OTHER_DRIVER,	  /* bound to a driver other than device_dax or kmem */
 	PMEMRAM_REASON_NO_TARGET_NODE,	  /* kmem rejects target_node -1 */
 	PMEMRAM_REASON_NO_RESOURCE,	  /* physical address unknown (resource is root-only) */
