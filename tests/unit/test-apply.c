@@ -8,6 +8,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-apply.h"
@@ -447,6 +450,42 @@ static void test_default_block_write(void **state)
 		      "memory41: online_movable rejected: Input/output error (valid_zones: Movable Normal)");
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* An offline the kernel keeps retrying (pages that cannot migrate) stands here as a FIFO nobody
+ * reads: opening it for writing blocks until a signal.  The bounded write gives up at the
+ * context's offline timeout, and an online write is not bounded at all. */
+static void test_default_offline_write_is_bounded(void **state)
+{
+	struct fake *f = FAKE(state);
+	char path[PATH_MAX];
+	struct timespec t0;
+	double took;
+
+	snprintf(path, sizeof(path), "%s/devices/system/memory/memory42/state", f->env->root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	pmemram_ctx_set_offline_timeout(f->env->ctx, 200 * 1000);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(pmemram_apply_write_block_state(f->env->ctx, NULL, 42, "offline"), -ETIMEDOUT);
+	took = seconds_since(&t0);
+	assert_true(took >= 0.19);
+	assert_true(took < 10.0); /* generous: only "it came back", not how fast */
+	assert_true(fake_env_error_path_is(f->env, "devices/system/memory/memory42/state"));
+
+	/* A block that goes offline in time is verified as before. */
+	assert_int_equal(fake_sysfs_set_block(f->env->root, 43, "offline", "Movable Normal"), 0);
+	assert_int_equal(pmemram_apply_write_block_state(f->env->ctx, NULL, 43, "offline"), 0);
+	assert_string_equal(block_file(f, 43, "state"), "offline");
+}
+
 static void test_convert_namespace(void **state)
 {
 	static const struct pmemram_apply_ops no_convert = { .set_block_state = fake_set_block_state };
@@ -531,6 +570,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dry_run_touches_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_block_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_offline_write_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_invalid, setup, teardown),

@@ -28,6 +28,7 @@ struct pmemram_ctx {
 	int log_priority;
 	void *userdata;
 	char error_path[PATH_MAX];
+	uint64_t offline_timeout_usec;
 };
 
 static int open_root(const char *root, int *ret_fd, char **ret_root)
@@ -76,6 +77,7 @@ int pmemram_ctx_new(struct pmemram_ctx **ret_ctx)
 	for (size_t i = 0; i < ELEMENTSOF(ctx->roots); i++)
 		ctx->roots[i].fd = -1;
 	ctx->log_priority = LOG_ERR;
+	ctx->offline_timeout_usec = PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC;
 
 	level = secure_getenv("PMEMRAM_LOG");
 	if (level) {
@@ -207,6 +209,17 @@ void pmemram_ctx_set_log_priority(struct pmemram_ctx *ctx, int priority)
 int pmemram_ctx_get_log_priority(struct pmemram_ctx *ctx)
 {
 	return ctx ? ctx->log_priority : LOG_ERR;
+}
+
+void pmemram_ctx_set_offline_timeout(struct pmemram_ctx *ctx, uint64_t usec)
+{
+	if (ctx)
+		ctx->offline_timeout_usec = usec;
+}
+
+uint64_t pmemram_ctx_get_offline_timeout(struct pmemram_ctx *ctx)
+{
+	return ctx ? ctx->offline_timeout_usec : PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC;
 }
 
 void pmemram_ctx_set_userdata(struct pmemram_ctx *ctx, void *userdata)

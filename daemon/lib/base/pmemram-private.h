@@ -66,6 +66,10 @@ int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, s
 int sysfs_exists(struct pmemram_ctx *ctx, const char *path);
 /* Write value, re-read and compare against expect (value when NULL); -EIO on mismatch. */
 int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect);
+/* The same, the write done by a child process that is killed after timeout_usec (0: no bound,
+ * written in place): -ETIMEDOUT when it had not finished, nothing read back then. */
+int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect,
+			       uint64_t timeout_usec);
 
 /* Entries of a directory named <prefix><digit>..., sorted in version order. */
 struct sysfs_dir {

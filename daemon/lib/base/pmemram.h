@@ -37,6 +37,15 @@ int pmemram_ctx_get_sysfs_fd(struct pmemram_ctx *ctx);
 void pmemram_ctx_set_log_fn(struct pmemram_ctx *ctx, pmemram_log_fn fn);
 void pmemram_ctx_set_log_priority(struct pmemram_ctx *ctx, int priority);
 int pmemram_ctx_get_log_priority(struct pmemram_ctx *ctx);
+/*
+ * How long one memory block may take to go offline (0: no bound).  On 6.1 the kernel retries an
+ * offline until the writing task gets a signal when pages cannot be migrated (extra references,
+ * such as pages spliced into a pipe); the library writes "offline" from a child process that it
+ * kills at this deadline, and the write then fails with -ETIMEDOUT, the block still online.
+ */
+#define PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC (UINT64_C(30) * 1000000)
+void pmemram_ctx_set_offline_timeout(struct pmemram_ctx *ctx, uint64_t usec);
+uint64_t pmemram_ctx_get_offline_timeout(struct pmemram_ctx *ctx);
 void pmemram_ctx_set_userdata(struct pmemram_ctx *ctx, void *userdata);
 void *pmemram_ctx_get_userdata(struct pmemram_ctx *ctx);
 /* Absolute path of the file behind the last failed sysfs access, or NULL. */

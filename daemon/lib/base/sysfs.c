@@ -1,8 +1,12 @@
 /* sysfs attribute I/O relative to the context's root directory handles (openat-based). */
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "pmemram-private.h"
 
@@ -275,26 +279,103 @@ static int write_all(int fd, const char *value)
 	return 0;
 }
 
-int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect)
+/* Open, write and close dir_fd/path: 0 or -errno (sysfs reports some store errors at close()). */
+static int store(int dir_fd, const char *path, const char *value)
 {
 	_cleanup_(closep) int fd = -1;
-	char buf[SYSFS_ATTR_MAX];
 	int r;
+
+	fd = openat(dir_fd, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, value);
+	if (r < 0)
+		return r;
+	if (close(TAKE_FD(fd)) < 0 && errno != EINTR)
+		return negative_errno();
+	return 0;
+}
+
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * store() from a child process, which is killed (SIGKILL) when it has not finished after
+ * timeout_usec: the kernel sees a fatal signal pending and abandons the store.  The child only
+ * stores and sends its errno through a pipe.  0, -errno of the store, or -ETIMEDOUT.
+ */
+static int store_bounded(int dir_fd, const char *path, const char *value, uint64_t timeout_usec)
+{
+	_cleanup_(closep) int rfd = -1, wfd = -1;
+	uint64_t deadline = monotonic_usec() + timeout_usec;
+	int p[2], err = 0, r;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return negative_errno();
+	rfd = p[0];
+	wfd = p[1];
+
+	pid = fork();
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		err = -store(dir_fd, path, value);
+		_exit(write(wfd, &err, sizeof(err)) == sizeof(err) ? 0 : 1);
+	}
+	wfd = safe_close(wfd);
+
+	for (;;) {
+		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+		uint64_t now = monotonic_usec();
+		int n;
+
+		if (now >= deadline) {
+			(void)kill(pid, SIGKILL);
+			r = -ETIMEDOUT;
+			break;
+		}
+		n = poll(&pfd, 1, (int)((deadline - now + 999) / 1000));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = negative_errno();
+			(void)kill(pid, SIGKILL);
+			break;
+		}
+		if (n == 0)
+			continue;
+		r = read(rfd, &err, sizeof(err)) == sizeof(err) ? -err : -EIO;
+		break;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect,
+			       uint64_t timeout_usec)
+{
+	char buf[SYSFS_ATTR_MAX];
+	int dir_fd, r;
 
 	if (!ctx || !path || !value)
 		return -EINVAL;
+	dir_fd = pmemram_ctx_get_sysfs_fd(ctx);
+	if (dir_fd < 0)
+		return dir_fd;
 
-	fd = openat(pmemram_ctx_get_sysfs_fd(ctx), path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return fail(ctx, path, negative_errno());
-
-	r = write_all(fd, value);
+	r = timeout_usec > 0 ? store_bounded(dir_fd, path, value, timeout_usec) : store(dir_fd, path, value);
+	if (r == -ETIMEDOUT)
+		log_debug(ctx, "%s: writing \"%s\" did not finish within %" PRIu64 " ms, interrupted", path, value,
+			  timeout_usec / 1000);
 	if (r < 0)
 		return fail(ctx, path, r);
-
-	/* sysfs reports store errors at close() for some attributes. */
-	if (close(TAKE_FD(fd)) < 0 && errno != EINTR)
-		return fail(ctx, path, negative_errno());
 
 	r = sysfs_read_string(ctx, path, buf, sizeof(buf));
 	if (r < 0)
@@ -307,6 +388,11 @@ int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *va
 
 	log_debug(ctx, "%s: wrote \"%s\"", path, value);
 	return 0;
+}
+
+int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect)
+{
+	return sysfs_write_verify_bounded(ctx, path, value, expect, 0);
 }
 
 int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret)

@@ -156,8 +156,11 @@ int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, _unused_ void *user
 	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
 	if (r < 0)
 		return r;
-	/* "online_movable" and "online_kernel" read back as "online". */
-	return sysfs_write_verify(ctx, path, value, streq(value, "offline") ? "offline" : "online");
+	/* "online_movable" and "online_kernel" read back as "online".  Offlining may never end on
+	 * its own (pages that cannot migrate): bounded by the context's offline timeout. */
+	if (streq(value, "offline"))
+		return sysfs_write_verify_bounded(ctx, path, value, "offline", pmemram_ctx_get_offline_timeout(ctx));
+	return sysfs_write_verify(ctx, path, value, "online");
 }
 
 /* ---- devices ------------------------------------------------------------------------ */
