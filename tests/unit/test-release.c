@@ -406,6 +406,37 @@ static void test_busy_block_restores_the_others(void **state)
 	assert_blocks_online(f, "Normal");
 }
 
+static void test_offline_timeout_stops_and_restores(void **state)
+{
+	/* memory36's pages cannot migrate: the bounded write was interrupted, the block is online */
+	static const struct block_script script[] = { { 36, "offline", -ETIMEDOUT, NULL, NULL, 0, NULL, NULL } };
+	static const char *const calls[] = {
+		"memory38 offline", "memory37 offline", "memory36 offline", "memory37 online_movable",
+		"memory38 online_movable",
+	};
+	_cleanup_(pmemram_release_report_freep) struct pmemram_release_report *r = NULL;
+	struct fake *f = FAKE(state);
+
+	pmemram_ctx_set_offline_timeout(f->env->ctx, 5 * 1000000);
+	f->script = script;
+	f->n_script = ELEMENTSOF(script);
+	assert_int_equal(run(f, DEVICE, false, &r), -ETIMEDOUT);
+	/* The blocks below it are not tried: each could take the whole timeout again. */
+	assert_calls(f, calls);
+	assert_outcome(r, PMEMRAM_RELEASE_ROLLED_BACK, -ETIMEDOUT,
+		       "dax0.0: not released: memory36 could not be offlined; kmem still bound, the 2 blocks offlined "
+		       "online again");
+	assert_block(r, 36, PMEMRAM_RELEASE_BLOCK_FAILED, -ETIMEDOUT,
+		     "memory36: did not go offline within 5 s: the kernel kept retrying to migrate pages that stay "
+		     "in use (extra references, e.g. spliced into a pipe); no process maps its pages (kernel or "
+		     "pipe buffers hold them)");
+	assert_block(r, 35, PMEMRAM_RELEASE_BLOCK_UNTOUCHED, 0, NULL);
+	assert_int_equal(r->counts[PMEMRAM_RELEASE_BLOCK_RESTORED], 2);
+	assert_int_equal(r->counts[PMEMRAM_RELEASE_BLOCK_UNTOUCHED], 4);
+	assert_string_equal(driver_of(f, DEVICE), "kmem");
+	assert_blocks_online(f, NULL);
+}
+
 static void test_several_failures_tried_all(void **state)
 {
 	/* memory37 and memory35 both busy; memory36 refused for another reason.  All are tried. */
@@ -864,6 +895,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_releases_all_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_some_blocks_already_offline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_block_restores_the_others, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offline_timeout_stops_and_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_several_failures_tried_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_failure_is_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_back_online_before_unbind, setup, teardown),

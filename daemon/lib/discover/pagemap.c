@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "pmemram-observe.h"
 #include "pmemram-pagemap.h"
 #include "pmemram-private.h"
 
@@ -177,4 +178,51 @@ void pmemram_frames_done(struct pmemram_frames *f)
 {
 	free(f->pfns);
 	*f = (struct pmemram_frames){};
+}
+
+int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t end_pfn, uint64_t page_size,
+			 char *buf, size_t size)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir pids = {};
+	size_t len = 0;
+	int r, found = 0;
+
+	if (!ctx || !buf || size == 0 || first_pfn >= end_pfn)
+		return -EINVAL;
+	buf[0] = '\0';
+	r = root_dir_read(ctx, PMEMRAM_ROOT_PROCFS, ".", "", PMEMRAM_MAX_PROCESSES, &pids);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < pids.n && found < PMEMRAM_FRAME_OWNERS_MAX; i++) {
+		struct pmemram_frames f = {};
+		unsigned long pid;
+		uint64_t hits = 0;
+		char path[64], comm[32] = "";
+
+		if (sysfs_name_index(pids.names[i], "", &pid) < 0 || pid == 0 || pid > INT32_MAX)
+			continue;
+		/* Gone, kernel thread, hidden frames or too big to read: nothing to name here. */
+		if (pmemram_frames_add_pid(ctx, &f, (int)pid, page_size) < 0) {
+			pmemram_ctx_clear_error(ctx);
+			pmemram_frames_done(&f);
+			continue;
+		}
+		for (size_t k = 0; k < f.n; k++)
+			hits += f.pfns[k] >= first_pfn && f.pfns[k] < end_pfn;
+		pmemram_frames_done(&f);
+		if (hits == 0)
+			continue;
+
+		if (path_printf(path, sizeof(path), "%lu/comm", pid) < 0 ||
+		    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0)
+			pmemram_ctx_clear_error(ctx);
+		r = snprintf(buf + len, size - len, "%spid %lu%s%s%s (%" PRIu64 " page%s)", found ? ", " : "", pid,
+			     comm[0] ? " (" : "", comm, comm[0] ? ")" : "", hits, hits == 1 ? "" : "s");
+		if (r < 0 || (size_t)r >= size - len)
+			break;
+		len += (size_t)r;
+		found++;
+	}
+	return found;
 }

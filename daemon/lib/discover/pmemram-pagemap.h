@@ -39,5 +39,13 @@ struct pmemram_frames {
 int pmemram_frames_add_pid(struct pmemram_ctx *ctx, struct pmemram_frames *f, int pid, uint64_t page_size);
 void pmemram_frames_done(struct pmemram_frames *f);
 
+/* The processes (at most PMEMRAM_FRAME_OWNERS_MAX) with resident pages in frames
+ * [first_pfn, end_pfn), as "pid 12 (comm) (N pages), ..." in buf: who holds the pages of a
+ * block that will not go offline.  Needs CAP_SYS_ADMIN to see frames; processes that cannot
+ * be read are skipped.  Returns how many were named, or -errno when procfs cannot be listed. */
+#define PMEMRAM_FRAME_OWNERS_MAX 3
+int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t end_pfn, uint64_t page_size,
+			 char *buf, size_t size);
+
 /* Parse a maps line's "START-END" address range; -EINVAL when malformed or empty. */
 int pmemram_parse_maps_range(const char *line, uint64_t *ret_start, uint64_t *ret_end);

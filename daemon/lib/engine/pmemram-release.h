@@ -77,7 +77,8 @@ struct pmemram_release_report {
  * on success (RELEASED, ALREADY, DRY_RUN), else -errno: -ENODEV for an unknown device, -EBUSY for
  * one bound to another driver, -EACCES when its physical address is unreadable (not root), the
  * first failing block's error when blocks cannot be offlined (in the order tried; -EBUSY when the
- * kernel could not migrate pages away), the failing operation's error, or -EIO when a step took no
+ * kernel could not migrate pages away; -ETIMEDOUT when a block did not go offline within the
+ * context's offline timeout, which ends the attempt), the failing operation's error, or -EIO when a step took no
  * effect.  *ret is set in every case except -EINVAL for bad arguments and -ENOMEM while reading,
  * and must be freed; report->outcome tells whether anything was left changed.  A failing sysfs
  * file is the context's error path.

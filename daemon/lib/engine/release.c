@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 
+#include "pmemram-pagemap.h"
 #include "pmemram-private.h"
 #include "pmemram-release.h"
 
@@ -207,6 +208,25 @@ static int set_state(struct run *run, unsigned long block, const char *value)
 					 : -EOPNOTSUPP;
 }
 
+/* Who has resident pages in the block, for the message of a block that would not go offline. */
+static void block_owners(struct run *run, const struct pmemram_release_block *b, char *buf, size_t size)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	uint64_t bs = run->report->block_size;
+	char owners[PMEMRAM_PLAN_TEXT_MAX / 2 - 32];
+	int n;
+
+	n = page_size > 0 && bs > 0 ? pmemram_frame_owners(run->ctx, b->id * bs / (uint64_t)page_size,
+							   (b->id + 1) * bs / (uint64_t)page_size, (uint64_t)page_size,
+							   owners, sizeof(owners))
+				    : -EINVAL;
+	pmemram_ctx_clear_error(run->ctx);
+	if (n > 0)
+		(void)snprintf(buf, size, "pages mapped by %s", owners);
+	else
+		(void)snprintf(buf, size, "no process maps its pages (kernel or pipe buffers hold them)");
+}
+
 /* Offline one block and judge by what the kernel shows afterwards, not by what the write returned.
  * Progress is reported for index < total: the blocks the first read found online. */
 static int offline_block(struct run *run, struct pmemram_release_block *b, size_t index, size_t total)
@@ -247,6 +267,16 @@ static int offline_block(struct run *run, struct pmemram_release_block *b, size_
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_OFFLINED, 0, "memory%lu: offlined (was %s)", b->id,
 				    block_before(b, before, sizeof(before)));
 
+	if (r == -ETIMEDOUT) {
+		char owners[PMEMRAM_PLAN_TEXT_MAX / 2];
+
+		block_owners(run, b, owners, sizeof(owners));
+		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
+				    "memory%lu: did not go offline within %" PRIu64
+				    " s: the kernel kept retrying to migrate pages that stay in use (extra "
+				    "references, e.g. spliced into a pipe); %s",
+				    b->id, pmemram_ctx_get_offline_timeout(run->ctx) / 1000000, owners);
+	}
 	if (r == -EBUSY)
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
 				    "memory%lu: could not be offlined: the kernel could not migrate its pages away "
@@ -594,7 +624,8 @@ static int describe(struct run *run)
 		      report->device, n, report->n_blocks, report->n_blocks == 1 ? "" : "s", report->n_blocks - n);
 }
 
-/* Offline every block, highest first; 0 when all are offline, else the first failure (in that order). */
+/* Offline every block, highest first; 0 when all are offline, else the first failure (in that order).
+ * A block that timed out ends the attempt: the blocks below it stay untouched. */
 static int offline_blocks(struct run *run)
 {
 	struct pmemram_release_report *report = run->report;
@@ -612,6 +643,9 @@ static int offline_blocks(struct run *run)
 		index += counted;
 		if (r < 0 && first_error == 0)
 			first_error = r;
+		/* Each block more could take the whole timeout again: give up and put back. */
+		if (r == -ETIMEDOUT)
+			break;
 	}
 	return first_error;
 }
