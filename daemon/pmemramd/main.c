@@ -244,6 +244,8 @@ static int run(struct manager *m)
 
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1");
+	/* A release half done would leave blocks offline and the hold unsettled: let it end. */
+	manager_release_wait(m);
 	mlog(m, LOG_INFO, "stopping");
 	return r;
 }

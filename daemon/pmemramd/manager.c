@@ -314,6 +314,12 @@ int manager_reconcile(struct manager *m, const char *why)
 	uint64_t start = now_usec(CLOCK_MONOTONIC);
 	int r;
 
+	/* A release in its child process owns the device's blocks until it ended; it asks for a
+	 * reconcile then. */
+	if (m->release) {
+		mlog(m, LOG_DEBUG, "reconcile (%s) waits for the release of %s", why, manager_release_device(m));
+		return -EBUSY;
+	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
 	m->n_reconciles++;

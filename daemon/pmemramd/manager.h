@@ -69,6 +69,9 @@ struct manager {
 	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 
+	/* the release in progress (manager-release.c), NULL when none */
+	struct manager_release *release;
+
 	/* devices release gave back, kept in runtime_dir/held across restarts */
 	char *runtime_dir;
 	size_t n_held;
@@ -108,6 +111,19 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 		      void *userdata);
 /* The "status" reply's payload. */
 int manager_status_json(struct manager *m, struct json_object **ret);
+
+/* ---- release in a child process (manager-release.c) ---- */
+/* When a release ended, on the loop: r is 0 (released) or -errno; report is the release report as
+ * JSON (borrowed), NULL when there is none, and error one line saying why when r < 0. */
+typedef void (*manager_release_done_fn)(struct manager *m, const char *device, int r, struct json_object *report,
+					const char *error, void *userdata);
+/* Hold device and release it in a child process; done is called once it ended.  -EBUSY while
+ * another release runs (reconciles wait for it too). */
+int manager_release_start(struct manager *m, const char *device, manager_release_done_fn done, void *userdata);
+/* The device being released, or NULL. */
+const char *manager_release_device(const struct manager *m);
+/* Block until the release in progress ended (at exit), settling it as the loop would. */
+void manager_release_wait(struct manager *m);
 
 /* ---- tiering classes (classes.c) ---- */
 /* Resolve every class, write the slices that change (then reload systemd), remove those of

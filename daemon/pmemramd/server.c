@@ -11,7 +11,6 @@
 #include "macro.h"
 #include "manager.h"
 #include "pmemram-protocol.h"
-#include "pmemram-release.h"
 
 #define CLIENT_TIMEOUT_USEC (10 * 1000000ULL)
 
@@ -19,6 +18,7 @@ struct client {
 	struct manager *m;
 	int fd;
 	struct ucred cred;
+	bool pending; /* the reply comes later (a release in progress) */
 	sd_event_source *io, *timeout;
 	size_t len;
 	char buf[PMEMRAM_REQUEST_MAX + 1];
@@ -101,8 +101,12 @@ static struct json_object *do_status(struct manager *m)
 
 static struct json_object *do_reconcile(struct manager *m, const char *why)
 {
+	const char *busy = manager_release_device(m);
 	struct json_object *o = NULL;
 	int r;
+
+	if (busy)
+		return reply_error(EBUSY, "a release of %s is in progress; pmemramd reconciles when it ended", busy);
 
 	r = manager_reconcile(m, why);
 	if (!m->last)
@@ -139,44 +143,45 @@ static bool valid_device_name(const char *s)
 	       s[3] != '\0';
 }
 
-static struct json_object *do_release(struct manager *m, const char *device)
+/* The release ended: reply to the client that asked, then let it go. */
+static void on_release_done(struct manager *m, const char *device, int r, struct json_object *report,
+			    const char *error, void *userdata)
 {
-	_cleanup_(pmemram_release_report_freep) struct pmemram_release_report *report = NULL;
-	struct json_object *o = NULL;
-	int r, h;
+	struct client *c = userdata;
+	struct json_object *o;
 
-	/* Hold first: the uevents release causes must not bring the device back. */
-	h = manager_hold(m, device);
-	if (h < 0)
-		return reply_error(-h, "%s: cannot hold it: %s", device, strerror(-h));
-	const struct pmemram_apply_options opts = { .progress = manager_progress, .progress_userdata = m };
-
-	r = pmemram_release(m->ctx, device, &opts, &report);
 	if (!report) {
-		(void)manager_unhold(m, device);
-		return reply_error(-r, "%s: cannot release: %s", device, strerror(-r));
+		client_reply(c, reply_error(-r, "%s: cannot release: %s", device, error ? error : strerror(-r)));
+		client_free(c);
+		return;
 	}
-	if (r < 0 && report->outcome == PMEMRAM_RELEASE_INCOMPLETE) {
-		/* Neither released nor put back: keep the hold so reconcile does not act on a device in
-		 * a state nobody planned; the administrator decides (reclaim drops the hold). */
-		mlog(m, LOG_ERR, "%s: release failed and could not be undone, device held: %s", device, report->reason);
-	} else if (r < 0) {
-		/* Refused, or rolled back to how it was: it is claimed memory again. */
-		(void)manager_unhold(m, device);
-		mlog(m, LOG_WARNING, "%s: release %s: %s", device, pmemram_release_outcome_to_string(report->outcome),
-		     report->reason);
-	} else {
-		mlog(m, LOG_INFO, "%s: released: %s; held until reclaimed", device, report->reason);
-	}
-	if (pmemram_release_report_to_json(report, &o) < 0)
-		return reply_error(ENOMEM, "out of memory");
-	if (r < 0 && (json_object_object_add(o, "error", json_object_new_string(report->reason)) < 0 ||
+	o = json_object_get(report);
+	(void)json_object_object_del(o, "errno");
+	if (r < 0 && (json_object_object_add(o, "error", json_object_new_string(error ? error : strerror(-r))) < 0 ||
 		      json_object_object_add(o, "errno", json_object_new_int(-r)) < 0)) {
 		json_object_put(o);
-		return reply_error(ENOMEM, "out of memory");
+		o = reply_error(ENOMEM, "out of memory");
+	} else {
+		o = reply_with(o, r >= 0);
 	}
-	manager_schedule_reconcile(m);
-	return reply_with(o, r >= 0);
+	client_reply(c, o);
+	client_free(c);
+}
+
+/* Start the release in a child process; the reply follows when it ends (NULL: pending). */
+static struct json_object *do_release(struct client *c, const char *device)
+{
+	struct manager *m = c->m;
+	const char *busy = manager_release_device(m);
+	int r;
+
+	if (busy)
+		return reply_error(EBUSY, "a release of %s is in progress; try again when it ended", busy);
+	r = manager_release_start(m, device, on_release_done, c);
+	if (r < 0)
+		return reply_error(-r, "%s: cannot release: %s", device, strerror(-r));
+	c->pending = true;
+	return NULL;
 }
 
 static struct json_object *do_reclaim(struct manager *m, const char *device)
@@ -223,14 +228,14 @@ static struct json_object *dispatch(struct client *c, struct json_object *req)
 	if (!valid_device_name(device))
 		return reply_error(EINVAL, "'%s' needs \"device\": a dax device name like dax0.0", cmd);
 	if (streq(cmd, "release"))
-		return do_release(m, device);
+		return do_release(c, device);
 	return do_reclaim(m, device);
 }
 
 static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct client *c = userdata;
-	struct json_object *req;
+	struct json_object *req, *reply;
 	ssize_t n;
 	char *nl;
 
@@ -253,8 +258,15 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	}
 	*nl = '\0';
 	req = json_tokener_parse(c->buf);
-	client_reply(c, req ? dispatch(c, req) : reply_error(EINVAL, "malformed request: not JSON"));
+	reply = req ? dispatch(c, req) : reply_error(EINVAL, "malformed request: not JSON");
 	json_object_put(req);
+	if (c->pending) {
+		/* Nothing more to read; the reply comes when the work ends, however long it takes. */
+		c->io = sd_event_source_disable_unref(c->io);
+		c->timeout = sd_event_source_disable_unref(c->timeout);
+		return 0;
+	}
+	client_reply(c, reply);
 	client_free(c);
 	return 0;
 }
