@@ -27,9 +27,13 @@ static void help(void)
 	       "     --settle-timeout SEC Wait this long at start for claimed devices to appear before\n"
 	       "                          telling systemd we are ready (default %d, 0: do not wait)\n"
 	       "     --coalesce-ms MS     Gather uevents this long before reconciling (default %d)\n"
+	       "     --offline-timeout SEC\n"
+	       "                          Give up offlining a memory block after this long during a\n"
+	       "                          release (default %d, 0: never)\n"
 	       "\n"
 	       "See pmemramd(8).\n",
-	       program_invocation_short_name, DEFAULT_SETTLE_SEC, DEFAULT_COALESCE_MSEC);
+	       program_invocation_short_name, DEFAULT_SETTLE_SEC, DEFAULT_COALESCE_MSEC,
+	       (int)(PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC / 1000000));
 }
 
 static int parse_seconds(const char *s, unsigned max, unsigned *ret)
@@ -252,7 +256,7 @@ static int run(struct manager *m)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SETTLE = 0x100, OPT_COALESCE };
+	enum { OPT_SETTLE = 0x100, OPT_COALESCE, OPT_OFFLINE_TIMEOUT };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -260,11 +264,13 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "settle-timeout", required_argument, NULL, OPT_SETTLE },
 		{ "coalesce-ms", required_argument, NULL, OPT_COALESCE },
+		{ "offline-timeout", required_argument, NULL, OPT_OFFLINE_TIMEOUT },
 		{},
 	};
 	struct manager m = { .listen_fd = -1, .demotion = -1 };
 	const char *socket_path = getenv(PMEMRAM_SOCKET_ENV);
 	unsigned settle = DEFAULT_SETTLE_SEC, coalesce = DEFAULT_COALESCE_MSEC;
+	unsigned offline_timeout = (unsigned)(PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC / 1000000);
 	char *slash;
 	int c, r;
 
@@ -300,6 +306,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_OFFLINE_TIMEOUT:
+			if (parse_seconds(optarg, 86400, &offline_timeout) < 0) {
+				fprintf(stderr, "pmemramd: --offline-timeout: '%s' is not a number of seconds 0..86400\n",
+					optarg);
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "Try 'pmemramd --help' for more information.\n");
 			return 2;
@@ -332,6 +345,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pmemram_ctx_set_userdata(m.ctx, &m);
+	pmemram_ctx_set_offline_timeout(m.ctx, (uint64_t)offline_timeout * 1000000);
 	pmemram_ctx_set_log_fn(m.ctx, manager_log_library);
 
 	r = manager_load_config(&m, true);
