@@ -191,6 +191,38 @@ int manager_unhold(struct manager *m, const char *device)
 	return -ENOENT;
 }
 
+/* A hold stands for memory given back.  One whose device is still bound to kmem is what a release
+ * that never ended leaves (the daemon was killed or crashed in it): the memory was not given
+ * back, so the hold goes and reconcile puts any offlined block back.  One whose device is gone
+ * held nothing any more. */
+static void drop_stale_holds(struct manager *m)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	int r;
+
+	r = pmemram_dax_list_read(m->ctx, &l);
+	if (r < 0) {
+		mlog(m, LOG_WARNING, "cannot read the dax devices to check the holds: %s", strerror(-r));
+		return;
+	}
+	for (size_t i = m->n_held; i-- > 0;) {
+		const struct pmemram_dax *d = NULL;
+		_cleanup_(freep) char *name = strdup(m->held[i]);
+
+		if (!name)
+			return;
+		for (size_t k = 0; k < l->n_devices; k++)
+			if (streq(l->devices[k].name, name))
+				d = &l->devices[k];
+		if (d && d->mode != PMEMRAM_DAX_SYSTEM_RAM)
+			continue;
+		(void)manager_unhold(m, name);
+		mlog(m, LOG_WARNING, "%s: hold dropped: %s", name,
+		     d ? "still bound to kmem, an earlier release did not end; its memory was not given back"
+		       : "the device is gone");
+	}
+}
+
 int manager_load_held(struct manager *m)
 {
 	int r;
@@ -198,10 +230,13 @@ int manager_load_held(struct manager *m)
 	if (!m->runtime_dir)
 		return 0;
 	r = pmemram_held_read(m->runtime_dir, m->held, &m->n_held);
-	for (size_t i = 0; r >= 0 && i < m->n_held; i++)
+	if (r < 0)
+		return r;
+	drop_stale_holds(m);
+	for (size_t i = 0; i < m->n_held; i++)
 		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s/" PMEMRAM_HELD_FILE ")", m->held[i],
 		     m->runtime_dir);
-	return r;
+	return 0;
 }
 
 /* ---- reconcile ------------------------------------------------------------------------------- */
