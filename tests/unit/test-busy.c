@@ -8,6 +8,7 @@
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
+#include "pmemram-pagemap.h"
 #include "pmemram-private.h"
 
 #define ENV(state) ((struct fake_env *)*(state))
@@ -231,6 +232,34 @@ static void test_mounts_no_mountinfo(void **state)
 	assert_string_equal(pmemram_ctx_get_error_path(ENV(state)->ctx), expected);
 }
 
+/* Who has pages on a node (the suspects of a block that will not go offline when frames are
+ * hidden): the Nx= counts of every mapping in /proc/PID/numa_maps. */
+static void test_node_users(void **state)
+{
+	char buf[128];
+
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "4242/numa_maps",
+					  "7f0000000000 default anon=120 dirty=120 N0=20 N2=100 kernelpagesize_kB=4\n"
+					  "7f0010000000 bind:2 anon=5 dirty=5 N2=5 kernelpagesize_kB=4\n"),
+			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "1/numa_maps",
+					  "55d4c0a00000 default file=/usr/lib/systemd/systemd mapped=40 N0=40\n"),
+			 0);
+	assert_int_equal(pmemram_node_users(ENV(state)->ctx, 2, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "pid 4242 (qemu-system-x86) (105 pages)");
+	assert_int_equal(pmemram_node_users(ENV(state)->ctx, 0, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "pid 1 (systemd) (40 pages), pid 4242 (qemu-system-x86) (20 pages)");
+	/* The most pages first, whatever the pid order. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "1/numa_maps", "55d4c0a00000 default N2=300\n"), 0);
+	assert_int_equal(pmemram_node_users(ENV(state)->ctx, 2, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "pid 1 (systemd) (300 pages), pid 4242 (qemu-system-x86) (105 pages)");
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "1/numa_maps", "55d4c0a00000 default N2=3\n"), 0);
+	assert_int_equal(pmemram_node_users(ENV(state)->ctx, 2, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "pid 4242 (qemu-system-x86) (105 pages), pid 1 (systemd) (3 pages)");
+	assert_int_equal(pmemram_node_users(ENV(state)->ctx, 5, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
 #define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)
 
 int main(void)
@@ -242,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_blockdev_is_on),
 		cmocka_unit_test(test_ns_mode),
 		FAKE_TEST(test_dax_users_scan),
+		FAKE_TEST(test_node_users),
 		FAKE_TEST(test_dax_users_no_procfs),
 		FAKE_TEST(test_mounts_scan),
 		FAKE_TEST(test_mounts_no_mountinfo),

@@ -184,7 +184,7 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 			 char *buf, size_t size)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir pids = {};
-	size_t len = 0;
+	size_t len = 0, read = 0, hidden = 0;
 	int r, found = 0;
 
 	if (!ctx || !buf || size == 0 || first_pfn >= end_pfn)
@@ -203,11 +203,14 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 		if (sysfs_name_index(pids.names[i], "", &pid) < 0 || pid == 0 || pid > INT32_MAX)
 			continue;
 		/* Gone, kernel thread, hidden frames or too big to read: nothing to name here. */
-		if (pmemram_frames_add_pid(ctx, &f, (int)pid, page_size) < 0) {
+		r = pmemram_frames_add_pid(ctx, &f, (int)pid, page_size);
+		if (r < 0) {
+			hidden += r == -EPERM;
 			pmemram_ctx_clear_error(ctx);
 			pmemram_frames_done(&f);
 			continue;
 		}
+		read++;
 		for (size_t k = 0; k < f.n; k++)
 			hits += f.pfns[k] >= first_pfn && f.pfns[k] < end_pfn;
 		pmemram_frames_done(&f);
@@ -224,5 +227,85 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 		len += (size_t)r;
 		found++;
 	}
+	/* Every process with pages showed frame 0: the frames are hidden from us. */
+	if (found == 0 && read == 0 && hidden > 0)
+		return -EPERM;
 	return found;
+}
+
+/* "N2=123" words of a numa_maps line: the pages on node. */
+static uint64_t numa_maps_pages(const char *line, int node)
+{
+	char word[16];
+	int n = snprintf(word, sizeof(word), " N%d=", node);
+	const char *p = line;
+	uint64_t total = 0;
+
+	while (n > 0 && (p = strstr(p, word))) {
+		p += n;
+		total += strtoull(p, NULL, 10);
+	}
+	return total;
+}
+
+struct node_user {
+	char pid[16];
+	uint64_t pages;
+};
+
+int pmemram_node_users(struct pmemram_ctx *ctx, int node, char *buf, size_t size)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir pids = {};
+	struct node_user top[PMEMRAM_FRAME_OWNERS_MAX] = {};
+	size_t len = 0, n_top = 0;
+	int r;
+
+	if (!ctx || node < 0 || !buf || size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	r = root_dir_read(ctx, PMEMRAM_ROOT_PROCFS, ".", "", PMEMRAM_MAX_PROCESSES, &pids);
+	if (r < 0)
+		return r;
+
+	/* The processes with the most pages there, most first. */
+	for (size_t i = 0; i < pids.n; i++) {
+		_cleanup_(fclosep) FILE *f = NULL;
+		_cleanup_(freep) char *line = NULL;
+		size_t line_size = 0, k;
+		uint64_t pages = 0;
+		char path[64];
+
+		if (path_printf(path, sizeof(path), "%s/numa_maps", pids.names[i]) < 0 ||
+		    root_fopen(ctx, PMEMRAM_ROOT_PROCFS, path, &f) < 0) {
+			pmemram_ctx_clear_error(ctx);
+			continue;
+		}
+		while (getline(&line, &line_size, f) > 0)
+			pages += numa_maps_pages(line, node);
+		if (pages == 0 || strlen(pids.names[i]) >= sizeof(top[0].pid))
+			continue;
+		for (k = n_top; k > 0 && top[k - 1].pages < pages; k--)
+			if (k < PMEMRAM_FRAME_OWNERS_MAX)
+				top[k] = top[k - 1];
+		if (k >= PMEMRAM_FRAME_OWNERS_MAX)
+			continue;
+		top[k].pages = pages;
+		(void)snprintf(top[k].pid, sizeof(top[k].pid), "%s", pids.names[i]);
+		if (n_top < PMEMRAM_FRAME_OWNERS_MAX)
+			n_top++;
+	}
+
+	for (size_t k = 0; k < n_top; k++) {
+		char path[64], comm[32] = "";
+
+		if (path_printf(path, sizeof(path), "%s/comm", top[k].pid) < 0 ||
+		    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0)
+			pmemram_ctx_clear_error(ctx);
+		r = snprintf(buf + len, size - len, "%spid %s%s%s%s (%" PRIu64 " page%s)", k ? ", " : "", top[k].pid,
+			     comm[0] ? " (" : "", comm, comm[0] ? ")" : "", top[k].pages, top[k].pages == 1 ? "" : "s");
+		if (r < 0 || (size_t)r >= size - len)
+			return (int)k;
+		len += (size_t)r;
+	}
+	return (int)n_top;
 }

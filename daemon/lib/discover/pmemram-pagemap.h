@@ -42,10 +42,15 @@ void pmemram_frames_done(struct pmemram_frames *f);
 /* The processes (at most PMEMRAM_FRAME_OWNERS_MAX) with resident pages in frames
  * [first_pfn, end_pfn), as "pid 12 (comm) (N pages), ..." in buf: who holds the pages of a
  * block that will not go offline.  Needs CAP_SYS_ADMIN to see frames; processes that cannot
- * be read are skipped.  Returns how many were named, or -errno when procfs cannot be listed. */
+ * be read are skipped.  Returns how many were named, -EPERM when the kernel hid every frame
+ * (no CAP_SYS_ADMIN), or -errno when procfs cannot be listed. */
 #define PMEMRAM_FRAME_OWNERS_MAX 3
 int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t end_pfn, uint64_t page_size,
 			 char *buf, size_t size);
+/* Where frames are hidden: the processes (at most PMEMRAM_FRAME_OWNERS_MAX, the most pages first)
+ * with pages on NUMA node, from /proc/PID/numa_maps, in the same format.  Returns how many were
+ * named, or -errno. */
+int pmemram_node_users(struct pmemram_ctx *ctx, int node, char *buf, size_t size);
 
 /* Parse a maps line's "START-END" address range; -EINVAL when malformed or empty. */
 int pmemram_parse_maps_range(const char *line, uint64_t *ret_start, uint64_t *ret_end);

@@ -213,7 +213,7 @@ static void block_owners(struct run *run, const struct pmemram_release_block *b,
 {
 	long page_size = sysconf(_SC_PAGESIZE);
 	uint64_t bs = run->report->block_size;
-	char owners[PMEMRAM_PLAN_TEXT_MAX / 2 - 32];
+	char owners[PMEMRAM_PLAN_TEXT_MAX / 2 - 64];
 	int n;
 
 	n = page_size > 0 && bs > 0 ? pmemram_frame_owners(run->ctx, b->id * bs / (uint64_t)page_size,
@@ -221,10 +221,21 @@ static void block_owners(struct run *run, const struct pmemram_release_block *b,
 							   owners, sizeof(owners))
 				    : -EINVAL;
 	pmemram_ctx_clear_error(run->ctx);
-	if (n > 0)
+	if (n > 0) {
 		(void)snprintf(buf, size, "pages mapped by %s", owners);
-	else
-		(void)snprintf(buf, size, "no process maps its pages (kernel or pipe buffers hold them)");
+		return;
+	}
+	if (n == -EPERM && b->node >= 0) {
+		/* Frames are hidden without CAP_SYS_ADMIN: the node's users are the suspects. */
+		n = pmemram_node_users(run->ctx, b->node, owners, sizeof(owners));
+		pmemram_ctx_clear_error(run->ctx);
+		if (n > 0)
+			(void)snprintf(buf, size, "frames hidden; processes with pages on node %d: %s", b->node, owners);
+		else
+			(void)snprintf(buf, size, "frames hidden, and no process has pages on node %d", b->node);
+		return;
+	}
+	(void)snprintf(buf, size, "no process maps its pages (kernel or pipe buffers hold them)");
 }
 
 /* Offline one block and judge by what the kernel shows afterwards, not by what the write returned.
