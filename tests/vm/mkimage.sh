@@ -106,6 +106,8 @@ gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/cache-work" \
 	"$here/guest/cache-work.c" || die "cannot build the guest's cache-work"
 gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/tier-bench" \
 	"$here/guest/tier-bench.c" || die "cannot build the guest's tier-bench"
+gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/pin-pages" \
+	"$here/guest/pin-pages.c" || die "cannot build the guest's pin-pages"
 install -D -m 0644 "$here/guest/pmemram-test.service" \
 	"$stage/etc/systemd/system/pmemram-test.service"
 ln -sf /etc/systemd/system/pmemram-test.service \

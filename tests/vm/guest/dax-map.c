@@ -1,5 +1,6 @@
 /* dax-map: map a device-dax character device and keep it mapped until killed, so a scenario can
- * check that pmemram refuses a device some process uses.  Usage: dax-map /dev/daxX.Y [BYTES] */
+ * check that pmemram refuses a device some process uses; with BYTES 0, only hold it open (as a
+ * program that maps it later would).  Usage: dax-map /dev/daxX.Y [BYTES] */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,12 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "dax-map: cannot open %s: %s\n", argv[1], strerror(errno));
 		return 1;
+	}
+	if (len == 0) {
+		printf("open\n");
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
