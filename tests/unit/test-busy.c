@@ -152,7 +152,7 @@ static void test_dax_users_scan(void **state)
 						  observed_dax("dax7.0") };
 	size_t unreadable = 99;
 
-	assert_int_equal(pmemram_dax_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), &unreadable), 0);
+	assert_int_equal(pmemram_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), NULL, 0, &unreadable), 0);
 	assert_int_equal(unreadable, 0);
 	assert_false(devices[0].mapped);
 	assert_true(devices[1].mapped);
@@ -169,7 +169,7 @@ static void test_dax_users_scan(void **state)
 	/* Without a comm the pid alone names the user. */
 	devices[1] = observed_dax("dax1.0");
 	assert_int_equal(fake_sysfs_remove(ENV(state)->proc, "4242/comm"), 0);
-	assert_int_equal(pmemram_dax_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), &unreadable), 0);
+	assert_int_equal(pmemram_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), NULL, 0, &unreadable), 0);
 	assert_string_equal(devices[1].mapped_by, "pid 4242");
 }
 
@@ -186,12 +186,12 @@ static void test_dax_users_no_procfs(void **state)
 	assert_string_equal(pmemram_ctx_get_root(ctx, PMEMRAM_ROOT_PROCFS), "/nonexistent/proc");
 	assert_int_equal(pmemram_ctx_set_sysfs_root(ctx, ENV(state)->root), 0);
 
-	assert_int_equal(pmemram_dax_users_scan(ctx, devices, 1, &unreadable), -ENOENT);
+	assert_int_equal(pmemram_users_scan(ctx, devices, 1, NULL, 0, &unreadable), -ENOENT);
 	assert_int_equal(unreadable, 99);
 	assert_string_equal(pmemram_ctx_get_error_path(ctx), "/nonexistent/proc");
 
 	/* Nothing to look for: procfs is not even opened. */
-	assert_int_equal(pmemram_dax_users_scan(ctx, devices, 0, &unreadable), 0);
+	assert_int_equal(pmemram_users_scan(ctx, devices, 0, NULL, 0, &unreadable), 0);
 	assert_int_equal(unreadable, 0);
 }
 
@@ -230,6 +230,45 @@ static void test_mounts_no_mountinfo(void **state)
 	assert_int_equal(pmemram_mounts_scan(ENV(state)->ctx, ns, 1), -ENOENT);
 	snprintf(expected, sizeof(expected), "%s/self/mountinfo", ENV(state)->proc);
 	assert_string_equal(pmemram_ctx_get_error_path(ENV(state)->ctx), expected);
+}
+
+static struct pmemram_observed_namespace observed_ns(const char *name, const char *disk)
+{
+	struct pmemram_observed_namespace ns = {};
+
+	strcpy(ns.name, name);
+	strcpy(ns.blockdev, disk);
+	return ns;
+}
+
+/* A namespace's block device in use without a mount: held open (a partition of it here), swap,
+ * or held by another block device. */
+static void test_blockdev_users(void **state)
+{
+	struct pmemram_observed_namespace ns[] = { observed_ns("namespace2.0", "pmem2"),
+						   observed_ns("namespace3.0", "pmem3"),
+						   observed_ns("namespace4.0", "pmem4"),
+						   observed_ns("namespace5.0", "pmem5") };
+	struct fake_env *env = ENV(state);
+	size_t unreadable = 99;
+
+	assert_int_equal(fake_sysfs_symlink(env->proc, "5151/fd/6", "/dev/pmem3p1"), 0);
+	assert_int_equal(fake_sysfs_write(env->proc, "swaps",
+					  "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+					  "/dev/pmem4                              partition\t1048572\t\t0\t\t-2\n"
+					  "/swapfile                               file\t\t1048572\t\t0\t\t-3\n"),
+			 0);
+	assert_int_equal(fake_sysfs_symlink(env->root, "class/block/pmem5/holders/dm-0", "../../dm-0"), 0);
+	assert_int_equal(fake_sysfs_write(env->root, "class/block/pmem2/dev", "259:0\n"), 0);
+
+	assert_int_equal(pmemram_users_scan(env->ctx, NULL, 0, ns, ELEMENTSOF(ns), &unreadable), 0);
+	assert_string_equal(ns[1].in_use, "/dev/pmem3p1 open by pid 5151 (holder)");
+	assert_int_equal(pmemram_blockdev_users_scan(env->ctx, ns, ELEMENTSOF(ns)), 0);
+	assert_string_equal(ns[0].in_use, "");
+	assert_string_equal(ns[1].in_use, "/dev/pmem3p1 open by pid 5151 (holder)");
+	assert_string_equal(ns[2].in_use, "/dev/pmem4 is swap");
+	assert_string_equal(ns[3].in_use, "/dev/pmem5 held by dm-0");
+	assert_null(pmemram_ctx_get_error_path(env->ctx));
 }
 
 /* Who has pages on a node (the suspects of a block that will not go offline when frames are
@@ -272,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_ns_mode),
 		FAKE_TEST(test_dax_users_scan),
 		FAKE_TEST(test_node_users),
+		FAKE_TEST(test_blockdev_users),
 		FAKE_TEST(test_dax_users_no_procfs),
 		FAKE_TEST(test_mounts_scan),
 		FAKE_TEST(test_mounts_no_mountinfo),

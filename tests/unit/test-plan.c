@@ -597,6 +597,11 @@ static void test_namespaces(void **state)
 	w.namespaces[0].mounted = true;
 	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_MOUNTED,
 		       "fsdax namespace in use (/dev/pmem0 mounted); not converting");
+
+	w.namespaces[0].mounted = false;
+	strcpy(w.namespaces[0].in_use, "/dev/pmem0 is swap");
+	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_BLOCKDEV_BUSY,
+		       "fsdax namespace in use (/dev/pmem0 is swap); not converting");
 }
 
 static void test_output(void **state)

@@ -1,4 +1,4 @@
-/* Who uses pmem: processes mapping or holding open /dev/daxX.Y (/proc/PID/maps, fd/) and mounted pmem disks. */
+/* Who uses pmem: processes mapping or holding open dax devices and pmem disks; mounts, swap, holders. */
 #include <limits.h>
 
 #include "pmemram-observe.h"
@@ -193,22 +193,54 @@ static struct pmemram_observed_dax *find_dax(struct pmemram_observed_dax *device
 	return NULL;
 }
 
-/* Name d's user "pid N (comm)", or "pid N" when its comm cannot be read. */
-static void mark_used(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d, const char *pid, bool open_only)
+/* What the scan looks for: dax devices, and the block devices of namespaces. */
+struct targets {
+	struct pmemram_observed_dax *devices;
+	size_t n_devices;
+	struct pmemram_observed_namespace *namespaces;
+	size_t n_namespaces;
+};
+
+/* "pid N (comm)", or "pid N" when its comm cannot be read. */
+static void process_name(struct pmemram_ctx *ctx, const char *pid, char *buf, size_t size)
 {
 	char path[64], comm[32];
 
-	d->mapped = true;
-	d->open_only = open_only;
 	if (path_printf(path, sizeof(path), "%s/comm", pid) < 0 ||
 	    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0) {
 		pmemram_ctx_clear_error(ctx);
 		comm[0] = '\0';
 	}
 	if (comm[0])
-		snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s (%s)", pid, comm);
+		(void)snprintf(buf, size, "pid %s (%s)", pid, comm);
 	else
-		snprintf(d->mapped_by, sizeof(d->mapped_by), "pid %s", pid);
+		(void)snprintf(buf, size, "pid %s", pid);
+}
+
+/* A namespace whose block device (or a partition) is the descriptor's target, held open. */
+static void mark_ns_open(struct pmemram_ctx *ctx, const struct targets *t, const char *target, const char *pid)
+{
+	char who[48];
+
+	if (strncmp(target, DEV_PREFIX, strlen(DEV_PREFIX)) != 0)
+		return;
+	for (size_t i = 0; i < t->n_namespaces; i++) {
+		struct pmemram_observed_namespace *ns = &t->namespaces[i];
+
+		if (ns->in_use[0] || !pmemram_blockdev_is_on(target, ns->blockdev))
+			continue;
+		process_name(ctx, pid, who, sizeof(who));
+		(void)snprintf(ns->in_use, sizeof(ns->in_use), "%.40s open by %s", target, who);
+		log_debug(ctx, "%s: %s", ns->name, ns->in_use);
+	}
+}
+
+/* Name d's user "pid N (comm)", or "pid N" when its comm cannot be read. */
+static void mark_used(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d, const char *pid, bool open_only)
+{
+	d->mapped = true;
+	d->open_only = open_only;
+	process_name(ctx, pid, d->mapped_by, sizeof(d->mapped_by));
 	log_debug(ctx, "%s %s by %s", d->dax.name, open_only ? "open" : "mapped", d->mapped_by);
 }
 
@@ -224,7 +256,7 @@ static int process_unreadable(struct pmemram_ctx *ctx, int r)
 /* The process's open files (/proc/PID/fd/N links): a program may open /dev/daxX.Y long before it
  * maps it, and unbinding device_dax under it would hand its persistent data to the kernel as RAM.
  * 1 when the descriptors could not be read, 0 otherwise. */
-static int scan_fds(struct pmemram_ctx *ctx, const char *pid, struct pmemram_observed_dax *devices, size_t n)
+static int scan_fds(struct pmemram_ctx *ctx, const char *pid, const struct targets *t)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir fds = {};
 	char path[64], target[PATH_MAX];
@@ -253,15 +285,16 @@ static int scan_fds(struct pmemram_ctx *ctx, const char *pid, struct pmemram_obs
 				return r;
 			continue;
 		}
-		d = find_dax(devices, n, target, strlen(target));
+		d = find_dax(t->devices, t->n_devices, target, strlen(target));
 		if (d && !d->mapped)
 			mark_used(ctx, d, pid, true);
+		mark_ns_open(ctx, t, target, pid);
 	}
 	return 0;
 }
 
 /* Scan one process; 1 when its maps or descriptors could not be read, 0 otherwise. */
-static int scan_process(struct pmemram_ctx *ctx, const char *pid, struct pmemram_observed_dax *devices, size_t n)
+static int scan_process(struct pmemram_ctx *ctx, const char *pid, const struct targets *t)
 {
 	_cleanup_(line_reader_done) struct line_reader lr = {};
 	char path[64];
@@ -284,7 +317,7 @@ static int scan_process(struct pmemram_ctx *ctx, const char *pid, struct pmemram
 
 		if (pmemram_parse_maps_line(lr.line, &mapped, &len) < 0)
 			continue;
-		d = find_dax(devices, n, mapped, len);
+		d = find_dax(t->devices, t->n_devices, mapped, len);
 		if (d && (!d->mapped || d->open_only))
 			mark_used(ctx, d, pid, false);
 	}
@@ -293,19 +326,20 @@ static int scan_process(struct pmemram_ctx *ctx, const char *pid, struct pmemram
 		r = 0;
 	if (r < 0)
 		return r;
-	return scan_fds(ctx, pid, devices, n);
+	return scan_fds(ctx, pid, t);
 }
 
-int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
-			   size_t *ret_unreadable)
+int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
+		       struct pmemram_observed_namespace *namespaces, size_t n_namespaces, size_t *ret_unreadable)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir pids = {};
+	const struct targets t = { devices, n, namespaces, n_namespaces };
 	size_t unreadable = 0;
 	int r;
 
-	if (!ctx || (n > 0 && !devices) || !ret_unreadable)
+	if (!ctx || (n > 0 && !devices) || (n_namespaces > 0 && !namespaces) || !ret_unreadable)
 		return -EINVAL;
-	if (n == 0) {
+	if (n + n_namespaces == 0) {
 		*ret_unreadable = 0;
 		return 0;
 	}
@@ -315,7 +349,7 @@ int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax 
 		return r;
 
 	for (size_t i = 0; i < pids.n; i++) {
-		r = scan_process(ctx, pids.names[i], devices, n);
+		r = scan_process(ctx, pids.names[i], &t);
 		if (r < 0)
 			return r;
 		unreadable += (size_t)r;
@@ -324,6 +358,102 @@ int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax 
 	log_debug(ctx, "%zu processes scanned, %zu unreadable", pids.n, unreadable);
 	*ret_unreadable = unreadable;
 	return 0;
+}
+
+/* ---- swap and holders ---------------------------------------------------------------- */
+
+/* Namespaces whose block device (or a partition) is swap: the first word of /proc/swaps lines. */
+static int scan_swaps(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n)
+{
+	_cleanup_(line_reader_done) struct line_reader lr = {};
+	int r;
+
+	r = root_fopen(ctx, PMEMRAM_ROOT_PROCFS, "swaps", &lr.f);
+	if (r == -ENOENT) {
+		pmemram_ctx_clear_error(ctx); /* a kernel without swap */
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	while ((r = line_reader_next(&lr)) > 0) {
+		char name[48]; /* longer is no pmem disk or partition */
+
+		if (copy_span(name, sizeof(name), lr.line, strcspn(lr.line, " \t\n")) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!namespaces[i].in_use[0] && pmemram_blockdev_is_on(name, namespaces[i].blockdev)) {
+				(void)snprintf(namespaces[i].in_use, sizeof(namespaces[i].in_use), "%s is swap", name);
+				log_debug(ctx, "%s: %s", namespaces[i].name, namespaces[i].in_use);
+			}
+	}
+	return r;
+}
+
+/* The first holder (dm, md, bcache...) of class/block/NAME, if any; 0 when none. */
+static int first_holder(struct pmemram_ctx *ctx, const char *name, char *buf, size_t size)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir holders = {};
+	char path[96];
+	int r;
+
+	r = path_printf(path, sizeof(path), "class/block/%s/holders", name);
+	if (r < 0)
+		return r;
+	r = root_dir_read_suffix(ctx, PMEMRAM_ROOT_SYSFS, path, "", 1, &holders);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	if (r < 0)
+		return r;
+	if (holders.n == 0)
+		return 0;
+	(void)snprintf(buf, size, "%s", holders.names[0]);
+	return 1;
+}
+
+/* Namespaces whose block device or a partition of it is held by another block device. */
+static int scan_holders(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir disks = {};
+	int r;
+
+	r = root_dir_read_suffix(ctx, PMEMRAM_ROOT_SYSFS, "class/block", "", PMEMRAM_MAX_NAMESPACES * 16, &disks);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct pmemram_observed_namespace *ns = &namespaces[i];
+
+		for (size_t k = 0; k < disks.n && !ns->in_use[0]; k++) {
+			char holder[32];
+
+			if (!pmemram_blockdev_is_on(disks.names[k], ns->blockdev))
+				continue;
+			r = first_holder(ctx, disks.names[k], holder, sizeof(holder));
+			if (r < 0)
+				return r;
+			if (r > 0) {
+				(void)snprintf(ns->in_use, sizeof(ns->in_use), "/dev/%s held by %s", disks.names[k],
+					       holder);
+				log_debug(ctx, "%s: %s", ns->name, ns->in_use);
+			}
+		}
+	}
+	return 0;
+}
+
+int pmemram_blockdev_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n)
+{
+	int r;
+
+	if (!ctx || (n > 0 && !namespaces))
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	r = scan_swaps(ctx, namespaces, n);
+	if (r < 0)
+		return r;
+	return scan_holders(ctx, namespaces, n);
 }
 
 /* ---- /proc/self/mountinfo ---------------------------------------------------------------- */

@@ -44,10 +44,14 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
 		return -EINVAL;
 	if (o->users_scanned)
 		return 0;
-	r = pmemram_dax_users_scan(ctx, o->devices, o->observed.n_devices, &o->n_unreadable_processes);
+	r = pmemram_users_scan(ctx, o->devices, o->observed.n_devices, o->namespaces, o->observed.n_namespaces,
+			       &o->n_unreadable_processes);
 	if (r < 0)
 		return r;
 	r = pmemram_mounts_scan(ctx, o->namespaces, o->observed.n_namespaces);
+	if (r < 0)
+		return r;
+	r = pmemram_blockdev_users_scan(ctx, o->namespaces, o->observed.n_namespaces);
 	if (r < 0)
 		return r;
 	o->users_scanned = true;

@@ -210,7 +210,7 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 			pmemram_frames_done(&f);
 			continue;
 		}
-		read++;
+		read += f.n > 0; /* kernel threads and empty processes show nothing either way */
 		for (size_t k = 0; k < f.n; k++)
 			hits += f.pfns[k] >= first_pfn && f.pfns[k] < end_pfn;
 		pmemram_frames_done(&f);

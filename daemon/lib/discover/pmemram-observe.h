@@ -80,11 +80,16 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);
 
 /* Mark dax devices some process maps (/proc/PID/maps naming /dev/daxX.Y) or holds open
- * (/proc/PID/fd/N linking to it): the first such pid and comm, a mapping before a mere open.
+ * (/proc/PID/fd/N linking to it): the first such pid and comm, a mapping before a mere open; and
+ * namespaces whose block device (or a partition) a process holds open (in_use).
  * *ret_unreadable counts processes whose maps or descriptors could not be read (other users'
  * when not root). */
-int pmemram_dax_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
-			   size_t *ret_unreadable);
+int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
+		       struct pmemram_observed_namespace *namespaces, size_t n_namespaces, size_t *ret_unreadable);
+
+/* Mark namespaces whose block device (or a partition) is swap (/proc/swaps) or held by another
+ * block device such as dm or md (sysfs class/block/NAME/holders/): in_use says which. */
+int pmemram_blockdev_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n);
 
 /* Mark namespaces whose block device (or a partition) is mounted: /proc/self/mountinfo,
  * matched by major:minor through sysfs dev/block/M:m, or by a /dev/pmem* source. */
@@ -103,7 +108,7 @@ struct pmemram_observation {
 	struct pmemram_dax_list *dax;
 	struct pmemram_observed_dax *devices;
 	struct pmemram_observed_namespace *namespaces;
-	size_t n_unreadable_processes; /* see pmemram_dax_users_scan() */
+	size_t n_unreadable_processes; /* see pmemram_users_scan() */
 	bool users_scanned;	       /* mapped/mounted filled in (pmemram_observation_scan_users()) */
 };
 

@@ -30,6 +30,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_MOUNTED] = "mounted",
 	[PMEMRAM_REASON_MAPPED] = "mapped",
 	[PMEMRAM_REASON_OPEN] = "open",
+	[PMEMRAM_REASON_BLOCKDEV_BUSY] = "blockdev-busy",
 	[PMEMRAM_REASON_OTHER_DRIVER] = "other-driver",
 	[PMEMRAM_REASON_NO_TARGET_NODE] = "no-target-node",
 	[PMEMRAM_REASON_NO_RESOURCE] = "no-resource",
@@ -426,6 +427,11 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 	if (ns->mounted) {
 		set_verdict(v, PMEMRAM_REASON_MOUNTED, "%s namespace in use (/dev/%s mounted); not converting",
 			    mode ? mode : "?", ns->blockdev[0] ? ns->blockdev : "?");
+		return 0;
+	}
+	if (ns->in_use[0]) {
+		set_verdict(v, PMEMRAM_REASON_BLOCKDEV_BUSY, "%s namespace in use (%s); not converting",
+			    mode ? mode : "?", ns->in_use);
 		return 0;
 	}
 

@@ -38,7 +38,9 @@ struct pmemram_observed_namespace {
 	enum pmemram_ns_mode mode;
 	uint64_t size;
 	char blockdev[32]; /* "pmem0"; "" when none */
-	bool mounted;	   /* the block device (or a partition) is mounted or otherwise held open */
+	bool mounted;	   /* the block device (or a partition) is mounted */
+	char in_use[128];  /* otherwise in use: "/dev/pmem0 open by pid 12 (fio)", "... is swap",
+			    * "/dev/pmem0 held by dm-0"; "" when not */
 };
 
 /* A udev rule that onlines hot-added memory, other than pmemram's own. */
@@ -93,9 +95,10 @@ enum pmemram_reason {
 	PMEMRAM_REASON_NONE,
 	PMEMRAM_REASON_UNCLAIMED,
 	PMEMRAM_REASON_NAMESPACE_MODE,	  /* raw/sector/fsdax namespace and convert = no */
-	PMEMRAM_REASON_MOUNTED,		  /* namespace's block device in use: no conversion */
+	PMEMRAM_REASON_MOUNTED,		  /* namespace's block device mounted: no conversion */
 	PMEMRAM_REASON_MAPPED,		  /* dax device mapped by a process */
 	PMEMRAM_REASON_OPEN,		  /* dax device held open (not mapped) by a process */
+	PMEMRAM_REASON_BLOCKDEV_BUSY,	  /* namespace's block device open, swap or held: no conversion */
 	PMEMRAM_REASON_OTHER_DRIVER,	  /* bound to a driver other than device_dax or kmem */
 	PMEMRAM_REASON_NO_TARGET_NODE,	  /* kmem rejects target_node -1 */
 	PMEMRAM_REASON_NO_RESOURCE,	  /* physical address unknown (resource is root-only) */
