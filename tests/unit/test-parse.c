@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "pmemram.h"
@@ -149,6 +151,14 @@ static void test_meminfo(void **state)
 	assert_int_equal(pmemram_parse_meminfo_line("Node 0 MemTotal: kB", &m), -EINVAL);
 	assert_int_equal(pmemram_parse_meminfo_line("Node 0 MemTotal:", &m), -EINVAL);
 	assert_int_equal(pmemram_parse_meminfo_line("Node 0 MemTotal: 12x kB", &m), -EINVAL);
+	/* Nothing after the node but blanks: on the heap, so that a read past the end is caught. */
+	{
+		char *blanks = strdup("Node 0   \t ");
+
+		assert_non_null(blanks);
+		assert_int_equal(pmemram_parse_meminfo_line(blanks, &m), -EINVAL);
+		free(blanks);
+	}
 
 	assert_int_equal(pmemram_parse_meminfo_value(text, "MemTotal", &v), 0);
 	assert_int_equal(v, 1073741824);

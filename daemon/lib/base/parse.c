@@ -289,6 +289,9 @@ int pmemram_parse_meminfo_line(const char *line, struct pmemram_meminfo_line *re
 		return -EINVAL;
 
 	p = skip_spaces(p);
+	/* "Node 0" and blanks: the blanks were trimmed off end, p went past it. */
+	if (p >= end)
+		return -EINVAL;
 	colon = memchr(p, ':', (size_t)(end - p));
 	if (!colon || colon == p || (size_t)(colon - p) >= sizeof(m.key))
 		return -EINVAL;
