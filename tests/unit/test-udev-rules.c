@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
@@ -123,6 +125,16 @@ static void test_file(void **state)
 	assert_int_equal(scan("", &u), 0);
 	assert_int_equal(scan("\\\n\\\n", &u), 0);
 	assert_int_equal(pmemram_udev_rules_scan("x", NULL, 0, &u), 0);
+
+	/* The text is size bytes, not a string: a file ending in blanks has no NUL after them. */
+	{
+		char *blanks = malloc(3);
+
+		assert_non_null(blanks);
+		memcpy(blanks, " \t ", 3);
+		assert_int_equal(pmemram_udev_rules_scan("x", blanks, 3, &u), 0);
+		free(blanks);
+	}
 }
 
 static void test_file_too_long(void **state)

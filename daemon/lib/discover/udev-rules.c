@@ -187,7 +187,11 @@ static int next_rule(struct rule_cursor *c)
 		c->p = nl ? nl + 1 : c->end;
 		c->next_line++;
 		if (len == 0) {
-			size_t blanks = strspn(s, " \t");
+			size_t blanks = 0;
+
+			/* Within the line: the text has no NUL after its last byte. */
+			while (blanks < n && (s[blanks] == ' ' || s[blanks] == '\t'))
+				blanks++;
 
 			c->line = c->next_line;
 			if (blanks >= n || s[blanks] == '#')
