@@ -249,9 +249,13 @@ static void print_daemon(const struct status *s)
 {
 	struct json_object *d, *rec, *plan, *devices, *held;
 
+	if (!s->daemon && ctl_daemon_absent(s->daemon_r)) {
+		printf("\npmemramd: not running (%s: no daemon listening)\n", ctl_socket_path());
+		return;
+	}
+	/* Something listens but gave no status: busy, stuck, or not pmemramd. */
 	if (!s->daemon) {
-		printf("\npmemramd: not running (%s: %s)\n", ctl_socket_path(),
-		       ctl_daemon_absent(s->daemon_r) ? "no daemon listening" : strerror(-s->daemon_r));
+		printf("\npmemramd: not answering (%s: %s)\n", ctl_socket_path(), strerror(-s->daemon_r));
 		return;
 	}
 	if (!json_object_object_get_ex(s->daemon, "daemon", &d))
@@ -442,8 +446,14 @@ static struct json_object *json_daemon(int *err, const struct status *s)
 	struct json_object *o;
 
 	if (!s->daemon) {
+		bool absent = ctl_daemon_absent(s->daemon_r);
+
 		o = json_object_new_object();
-		json_add(err, o, "running", json_object_new_boolean(false));
+		json_add(err, o, "running", json_object_new_boolean(!absent));
+		if (!absent) {
+			json_add(err, o, "answering", json_object_new_boolean(false));
+			json_add(err, o, "error", json_object_new_string(strerror(-s->daemon_r)));
+		}
 		json_add(err, o, "socket", json_object_new_string(ctl_socket_path()));
 		return o;
 	}

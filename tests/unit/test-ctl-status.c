@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake-sysfs.h"
+#include "json-util.h"
 #include "pmemram-private.h"
 #include "run-ctl.h"
 
@@ -104,6 +107,68 @@ static void test_human_hmat(void **state)
 	assert_non_null(strstr(run->out, "Page shuffling: enabled (reason hmat, order 10)"));
 }
 
+/* Something accepts on the socket and hangs up without a reply: pmemramd is not "not running". */
+static void test_daemon_not_answering(void **state)
+{
+	char dir[] = "/tmp/pmemram-test-sock.XXXXXX", path[64], sock_env[96], root_env[PATH_MAX + 32],
+	     boot_env[PATH_MAX + 32];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(json_object_putp) struct json_object *j = NULL;
+	int fd, status;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Off the TAP stream, and gone in any case should the test fail before waiting. */
+		(void)freopen("/dev/null", "w", stdout);
+		alarm(20);
+		for (int i = 0; i < 2; i++) {
+			int c = accept(fd, NULL, NULL);
+
+			if (c >= 0)
+				close(c);
+		}
+		_exit(0);
+	}
+
+	snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s", path);
+	snprintf(root_env, sizeof(root_env), "PMEMRAM_SYSFS_ROOT=%s", ENV(state)->root);
+	snprintf(boot_env, sizeof(boot_env), "PMEMRAM_BOOT_ROOT=%s", ENV(state)->root);
+	{
+		const char *env[] = { sock_env, root_env, boot_env, NULL };
+		const char *human[] = { "status", NULL }, *json[] = { "--json", "status", NULL };
+		char expected[160];
+
+		run = run_ctl_env(env, human);
+		assert_int_equal(run->status, 0);
+		/* The error depends on when the hang-up lands: on the request or on the reply. */
+		snprintf(expected, sizeof(expected), "pmemramd: not answering (%s: ", path);
+		if (!strstr(run->out, expected))
+			fail_msg("no \"%s\" in: %s", expected, run->out);
+		free(run);
+		run = run_ctl_env(env, json);
+		assert_int_equal(run->status, 0);
+		j = json_tokener_parse(run->out);
+		assert_non_null(j);
+		assert_true(json_bool_at(j, "daemon.running"));
+		assert_false(json_bool_at(j, "daemon.answering"));
+		assert_true(strlen(json_string_at(j, "daemon.error")) > 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_missing_block_size(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
@@ -162,6 +227,7 @@ int main(void)
 		FAKE_TEST(test_json_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
+		FAKE_TEST(test_daemon_not_answering, fake_env_setup_hmat),
 		FAKE_TEST(test_missing_block_size, fake_env_setup_hmat),
 		FAKE_TEST(test_bad_root, fake_env_setup_stock),
 		FAKE_TEST(test_usage, fake_env_setup_stock),
