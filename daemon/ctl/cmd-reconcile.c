@@ -295,6 +295,8 @@ static int device_command(const struct ctl_globals *g, int argc, char **argv, bo
 		return ctl_usage_error(command, "missing DEVICE (a dax device such as dax0.0)");
 	if (optind + 1 < argc)
 		return ctl_usage_error(command, "unexpected argument '%s'", argv[optind + 1]);
+	if (!pmemram_dax_name_is_valid(argv[optind]))
+		return ctl_usage_error(command, "'%s' is not a dax device name (daxX.Y)", argv[optind]);
 
 	/* A dry run changes nothing, so pmemramd need not be asked (nor hold anything). */
 	if (dry_run)
@@ -340,16 +342,23 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	bool configured;
 	unsigned long block;
 	size_t n = 0;
-	char *end;
 	int r;
 
-	if (argc != 2 || strncmp(argv[1], "memory", 6) != 0)
+	if (argc == 2 && (streq(argv[1], "-h") || streq(argv[1], "--help"))) {
+		printf("Usage: %s udev-online memoryN\n"
+		       "\n"
+		       "Online one memory block that the kernel added offline, when a claim of the\n"
+		       "configuration covers its dax device, into the claimed zone; do nothing\n"
+		       "otherwise.  Run by pmemram's udev rule for every memory block added; quiet\n"
+		       "when there is nothing to do.  Needs root.\n",
+		       program_invocation_short_name);
+		return CTL_EXIT_OK;
+	}
+	if (argc != 2)
 		return ctl_usage_error("udev-online", "expected one argument, a memory block such as memory37");
 	name = argv[1];
-	errno = 0;
-	block = strtoul(name + 6, &end, 10);
-	if (errno || end == name + 6 || *end)
-		return ctl_usage_error("udev-online", "'%s' is not a memory block name", name);
+	if (pmemram_parse_block_name(name, &block) < 0)
+		return ctl_usage_error("udev-online", "'%s' is not a memory block name (memoryN)", name);
 
 	r = ctl_load_config(dir, true, &config, &configured);
 	if (r != CTL_EXIT_OK)

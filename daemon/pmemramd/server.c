@@ -136,13 +136,6 @@ static struct json_object *do_reload(struct manager *m)
 	return do_reconcile(m, "reload requested");
 }
 
-static bool valid_device_name(const char *s)
-{
-	/* daxX.Y */
-	return s && strncmp(s, "dax", 3) == 0 && strlen(s) < 32 && strspn(s + 3, "0123456789.") == strlen(s + 3) &&
-	       s[3] != '\0';
-}
-
 /* The release ended: reply to the client that asked, then let it go. */
 static void on_release_done(struct manager *m, const char *device, int r, struct json_object *report,
 			    const char *error, void *userdata)
@@ -225,7 +218,7 @@ static struct json_object *dispatch(struct client *c, struct json_object *req)
 		return do_reconcile(m, "requested");
 	if (streq(cmd, "reload"))
 		return do_reload(m);
-	if (!valid_device_name(device))
+	if (!pmemram_dax_name_is_valid(device))
 		return reply_error(EINVAL, "'%s' needs \"device\": a dax device name like dax0.0", cmd);
 	if (streq(cmd, "release"))
 		return do_release(c, device);

@@ -9,7 +9,35 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "macro.h"
 #include "pmemram.h"
+
+/* The names requests and commands accept: nothing looser than the kernel's own. */
+static void test_names_strict(void **state)
+{
+	static const char *const good[] = { "dax0.0", "dax12.345", "dax999999999.0" };
+	static const char *const bad[] = { "dax..",	    "dax.",	"dax0.",   "dax.0",   "dax0",	  "dax0.0.0",
+					   "dax-1.0",  "dax+1.0",	"dax 1.0", "dax0.0 ", "dax0.0\n", "Dax0.0",
+					   "dax1234567890.0", "", "dax0.00000000001" };
+	static const char *const bad_blocks[] = { "memory-1", "memory+1", "memory", "memory 1", "memory1 ",
+						  "memory1\n", "memory1x", "memory0x10", "memory12345678901", "Memory1" };
+	unsigned long b;
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++)
+		assert_true(pmemram_dax_name_is_valid(good[i]));
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		if (pmemram_dax_name_is_valid(bad[i]))
+			fail_msg("accepted dax name '%s'", bad[i]);
+	assert_false(pmemram_dax_name_is_valid(NULL));
+
+	assert_int_equal(pmemram_parse_block_name("memory0", &b), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(pmemram_parse_block_name("memory37", &b), 0);
+	assert_int_equal(b, 37);
+	for (size_t i = 0; i < ELEMENTSOF(bad_blocks); i++)
+		if (pmemram_parse_block_name(bad_blocks[i], &b) != -EINVAL)
+			fail_msg("accepted block name '%s'", bad_blocks[i]);
+}
 
 static void test_u64(void **state)
 {
@@ -244,6 +272,7 @@ static void test_size(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_strict),
 		cmocka_unit_test(test_u64),	    cmocka_unit_test(test_int_bool),
 		cmocka_unit_test(test_range_list),  cmocka_unit_test(test_valid_zones),
 		cmocka_unit_test(test_meminfo),	    cmocka_unit_test(test_log_priority),

@@ -146,3 +146,41 @@ char *pmemram_format_size(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%.1f %s", (double)bytes / (double)(UINT64_C(1) << (10 * u)), units[u]);
 	return buf;
 }
+
+/* A decimal number of up to 9 digits at s, ending at end (no sign, no blanks); -1 when not. */
+static long strict_index(const char *s, const char *end)
+{
+	long v = 0;
+
+	if (end <= s || end - s > 9)
+		return -1;
+	for (const char *p = s; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return v;
+}
+
+bool pmemram_dax_name_is_valid(const char *name)
+{
+	const char *dot;
+
+	if (!name || strncmp(name, "dax", 3) != 0 || strlen(name) >= PMEMRAM_DAX_NAME_MAX)
+		return false;
+	dot = strchr(name, '.');
+	return dot && strict_index(name + 3, dot) >= 0 && strict_index(dot + 1, dot + 1 + strlen(dot + 1)) >= 0;
+}
+
+int pmemram_parse_block_name(const char *name, unsigned long *ret)
+{
+	long v;
+
+	if (!name || !ret || strncmp(name, "memory", 6) != 0)
+		return -EINVAL;
+	v = strict_index(name + 6, name + strlen(name));
+	if (v < 0)
+		return -EINVAL;
+	*ret = (unsigned long)v;
+	return 0;
+}

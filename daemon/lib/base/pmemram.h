@@ -280,6 +280,12 @@ struct pmemram_dax_list {
 };
 
 int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret);
+/* "daxR.I" with decimal R and I (no sign, no blanks, up to 9 digits each), shorter than
+ * PMEMRAM_DAX_NAME_MAX: the only names requests and commands accept for a dax device. */
+#define PMEMRAM_DAX_NAME_MAX 32
+bool pmemram_dax_name_is_valid(const char *name);
+/* "memoryN" with decimal N (no sign, no blanks): 0 and *ret, or -EINVAL. */
+int pmemram_parse_block_name(const char *name, unsigned long *ret);
 struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l);
 
 /* ---- _cleanup_ helpers: pmemram_ctx_unrefp(), pmemram_memory_freep(), ... ---- */

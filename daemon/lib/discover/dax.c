@@ -3,32 +3,13 @@
 
 #define DAX_DIR "bus/dax/devices"
 
-/* "dax0.0": region and instance numbers, nothing else. */
-static bool dax_name_is_valid(const char *name)
-{
-	const char *dot = strchr(name, '.');
-	unsigned long v;
-	char region[16];
-	size_t len;
-
-	if (!dot || strncmp(name, "dax", 3) != 0)
-		return false;
-	len = (size_t)(dot - name);
-	if (len >= sizeof(region))
-		return false;
-	memcpy(region, name, len);
-	region[len] = '\0';
-
-	return sysfs_name_index(region, "dax", &v) >= 0 && sysfs_name_index(dot + 1, "", &v) >= 0;
-}
-
 static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram_dax *ret)
 {
 	struct pmemram_dax d = { .target_node = -1 };
 	char dir[64], path[96];
 	int r;
 
-	if (!dax_name_is_valid(name) || strlen(name) >= sizeof(d.name))
+	if (!pmemram_dax_name_is_valid(name) || strlen(name) >= sizeof(d.name))
 		return log_debug_errno(ctx, -EINVAL, "unexpected dax device name %s", name);
 	strcpy(d.name, name);
 	r = path_printf(dir, sizeof(dir), DAX_DIR "/%s", name);
