@@ -305,6 +305,7 @@ int server_open(struct manager *m)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_(freep) char *dir = NULL;
+	struct stat st;
 	int r;
 
 	if (strlen(m->socket_path) >= sizeof(sa.sun_path))
@@ -320,10 +321,15 @@ int server_open(struct manager *m)
 		return r;
 	}
 
+	/* Replace only a socket (one left by a killed predecessor), never a file someone named. */
+	if (lstat(m->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		mlog(m, LOG_ERR, "%s exists and is not a socket: not replacing it", m->socket_path);
+		return -EEXIST;
+	}
 	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (m->listen_fd < 0)
 		return negative_errno();
-	(void)unlink(m->socket_path); /* a socket left by a killed predecessor */
+	(void)unlink(m->socket_path);
 	if (bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(m->listen_fd, 16) < 0) {
 		r = negative_errno();
 		mlog(m, LOG_ERR, "cannot listen on %s: %s", m->socket_path, strerror(-r));

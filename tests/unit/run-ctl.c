@@ -28,8 +28,14 @@ static void slurp(int fd, char *buf, size_t size)
 
 struct run *run_ctl_env(const char *const *env, const char *const *args)
 {
-	const char *binary = getenv("PMEMRAMCTL"), *tmp;
-	char *argv[16] = { "pmemramctl" };
+	return run_program_env("PMEMRAMCTL", "pmemramctl", env, args);
+}
+
+struct run *run_program_env(const char *binary_var, const char *name, const char *const *env,
+			    const char *const *args)
+{
+	const char *binary = getenv(binary_var), *tmp;
+	char *argv[16] = { (char *)name };
 	struct run *run = calloc(1, sizeof(*run));
 	int out, err, wstatus;
 	size_t argc = 1;

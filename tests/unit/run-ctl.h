@@ -1,4 +1,4 @@
-/* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests and picks values out of its JSON. */
+/* Runs the built pmemramctl ($PMEMRAMCTL) or pmemramd ($PMEMRAMD) for the end-to-end tests; JSON picking. */
 #pragma once
 
 #include <json-c/json.h>
@@ -14,6 +14,9 @@ struct run {
 /* Run pmemramctl with args (NULL-terminated, without argv[0]) and the environment plus env
  * ("NAME=value", NULL-terminated), PMEMRAM_LOG unset.  Fails the test when it cannot run. */
 struct run *run_ctl_env(const char *const *env, const char *const *args);
+/* The same for the program named by the environment variable binary_var, run as argv[0] name. */
+struct run *run_program_env(const char *binary_var, const char *name, const char *const *env,
+			    const char *const *args);
 /* Shorthand: PMEMRAM_SYSFS_ROOT=root (and PMEMRAM_BOOT_ROOT=root, which has no boot loader files), then the arguments up to a NULL. */
 struct run *run_ctl(const char *root, ...);
 
