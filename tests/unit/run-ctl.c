@@ -65,6 +65,9 @@ struct run *run_program_env(const char *binary_var, const char *name, const char
 		for (size_t i = 0; env && env[i]; i++)
 			if (putenv((char *)env[i]) < 0)
 				_exit(127);
+		/* Survives exec: a program that hangs (a daemon that should have refused to start)
+		 * is killed by SIGALRM and fails its test instead of stalling the suite. */
+		alarm(60);
 		execv(binary, argv);
 		_exit(127);
 	}
