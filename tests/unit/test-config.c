@@ -129,6 +129,16 @@ static void test_value_errors(void **state)
 	/* control characters are not repeated into logs */
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline = mov\033[2Jable\n",
 		     "a.conf:3: key 'online': expected 'movable' or 'normal', got 'mov?[2Jable'");
+	/* a quote is cut before a character that does not fit, never inside it, and bytes that are
+	 * not UTF-8 are replaced: the message goes into JSON (status) as it is */
+	expect_error("a.conf",
+		     "[claim \"x\"]\nmatch = all-devdax\nonline = "
+		     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9tc\n",
+		     "a.conf:3: key 'online': expected 'movable' or 'normal', got "
+		     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
+	/* e9 cut short by c0, c0 and af no lead bytes, ed a0 80 a surrogate: one '?' per byte */
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline = \xc3\xa9t\xe9\xc0\xaf\xed\xa0\x80\n",
+		     "a.conf:3: key 'online': expected 'movable' or 'normal', got '\xc3\xa9t?" "?" "?" "?" "?" "?'");
 }
 
 static void test_syntax_errors(void **state)

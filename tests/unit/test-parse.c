@@ -39,6 +39,23 @@ static void test_names_strict(void **state)
 			fail_msg("accepted block name '%s'", bad_blocks[i]);
 }
 
+static void test_utf8(void **state)
+{
+	assert_int_equal(pmemram_utf8_char_len("a"), 1);
+	assert_int_equal(pmemram_utf8_char_len(""), 0);
+	assert_int_equal(pmemram_utf8_char_len("\xc3\xa9"), 2);		  /* e acute */
+	assert_int_equal(pmemram_utf8_char_len("\xe2\x82\xac"), 3);	  /* euro sign */
+	assert_int_equal(pmemram_utf8_char_len("\xf0\x9f\x98\x80"), 4); /* emoji */
+	assert_int_equal(pmemram_utf8_char_len("\xc3"), 0);		  /* cut */
+	assert_int_equal(pmemram_utf8_char_len("\xe2\x82"), 0);		  /* cut */
+	assert_int_equal(pmemram_utf8_char_len("\xa9"), 0);		  /* stray continuation */
+	assert_int_equal(pmemram_utf8_char_len("\xc0\xaf"), 0);		  /* overlong '/' */
+	assert_int_equal(pmemram_utf8_char_len("\xe0\x80\xaf"), 0);	  /* overlong */
+	assert_int_equal(pmemram_utf8_char_len("\xed\xa0\x80"), 0);	  /* surrogate */
+	assert_int_equal(pmemram_utf8_char_len("\xf4\x90\x80\x80"), 0); /* past U+10FFFF */
+	assert_int_equal(pmemram_utf8_char_len("\xff"), 0);
+}
+
 static void test_u64(void **state)
 {
 	uint64_t v = 42;
@@ -273,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_strict),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_u64),	    cmocka_unit_test(test_int_bool),
 		cmocka_unit_test(test_range_list),  cmocka_unit_test(test_valid_zones),
 		cmocka_unit_test(test_meminfo),	    cmocka_unit_test(test_log_priority),

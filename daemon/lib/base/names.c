@@ -184,3 +184,37 @@ int pmemram_parse_block_name(const char *name, unsigned long *ret)
 	*ret = (unsigned long)v;
 	return 0;
 }
+
+size_t pmemram_utf8_char_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (u[0] < 0x80)
+		return u[0] ? 1 : 0;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		n = 2;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		n = 3;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		n = 4;
+	else
+		return 0; /* a continuation byte, an overlong lead (c0, c1) or beyond U+10FFFF */
+
+	/* The second byte's range rules out overlong forms, surrogates and code points past U+10FFFF. */
+	if (u[0] == 0xe0)
+		lo = 0xa0;
+	else if (u[0] == 0xed)
+		hi = 0x9f;
+	else if (u[0] == 0xf0)
+		lo = 0x90;
+	else if (u[0] == 0xf4)
+		hi = 0x8f;
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if (u[k] < 0x80 || u[k] > 0xbf)
+			return 0;
+	return n;
+}

@@ -284,6 +284,9 @@ int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret
  * PMEMRAM_DAX_NAME_MAX: the only names requests and commands accept for a dax device. */
 #define PMEMRAM_DAX_NAME_MAX 32
 bool pmemram_dax_name_is_valid(const char *name);
+/* Bytes of the well-formed UTF-8 character at s (1 to 4; a NUL is 0), or 0 when s does not start
+ * one (a stray continuation byte, an overlong form, a surrogate, a cut sequence). */
+size_t pmemram_utf8_char_len(const char *s);
 /* "memoryN" with decimal N (no sign, no blanks): 0 and *ret, or -EINVAL. */
 int pmemram_parse_block_name(const char *name, unsigned long *ret);
 struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l);

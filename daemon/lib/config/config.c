@@ -113,14 +113,29 @@ void pmemram_config_errors_add(struct pmemram_config_errors *errors, const char 
 	va_end(args);
 }
 
-/* A user's text made safe to repeat: at most QUOTE_MAX bytes, control characters as '?'. */
+/* A user's text made safe to repeat, in a journal, a terminal or JSON: at most QUOTE_MAX bytes,
+ * whole UTF-8 characters only, control characters and bytes that are not UTF-8 as '?'. */
 static const char *quote(const char *s, char buf[static QUOTE_MAX + 4])
 {
-	size_t i;
+	size_t i = 0, o = 0;
 
-	for (i = 0; s[i] && i < QUOTE_MAX; i++)
-		buf[i] = iscntrl((unsigned char)s[i]) ? '?' : s[i];
-	strcpy(buf + i, s[i] ? "..." : "");
+	while (s[i]) {
+		size_t n = pmemram_utf8_char_len(s + i);
+
+		if (n == 0 || (n == 1 && iscntrl((unsigned char)s[i]))) {
+			n = 1; /* replaced by one '?' */
+			if (o + 1 > QUOTE_MAX)
+				break;
+			buf[o++] = '?';
+		} else {
+			if (o + n > QUOTE_MAX)
+				break;
+			memcpy(buf + o, s + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	strcpy(buf + o, s[i] ? "..." : "");
 	return buf;
 }
 
