@@ -204,7 +204,8 @@ static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *
 		} else {
 			fprintf(stderr, "%s shuffle apply: cannot write %s%s: %s\n", program_invocation_short_name,
 				streq(ctl_boot_root(), "/") ? "" : ctl_boot_root(),
-				change.path[0] ? change.path : " the boot configuration", strerror(-r));
+				change.path[0] ? change.path : " the boot configuration",
+				change.detail[0] ? change.detail : strerror(-r));
 			*ret_done = "failed: the boot configuration could not be written";
 		}
 		return CTL_EXIT_FAILED;

@@ -89,6 +89,7 @@ static void test_cmdline_count(void **state)
 static void test_cmdline_set(void **state)
 {
 	char *out = NULL;
+	size_t offset = 0;
 
 	/* every word for the key goes, one new word at the end, the rest byte for byte */
 	assert_string_equal(set("page_alloc.shuffle=0 root=UUID=1234 ro page_alloc.shuffle quiet", "1"),
@@ -104,8 +105,12 @@ static void test_cmdline_set(void **state)
 	/* a key that only starts like ours is someone else's */
 	assert_string_equal(set("page_alloc.shuffle_order=5 page_alloc.shuffle=1 xpage_alloc.shuffle=2", NULL),
 			    "page_alloc.shuffle_order=5 xpage_alloc.shuffle=2");
-	/* an open quote runs to the end, as in the kernel */
-	assert_string_equal(set("a=\"b page_alloc.shuffle=0", "1"), "a=\"b page_alloc.shuffle=0 page_alloc.shuffle=1");
+	/* an open quote runs to the end, as in the kernel: a word appended after it would be swallowed */
+	assert_int_equal(pmemram_cmdline_set("a=\"b page_alloc.shuffle=0", KEY, "1", &out), -EBADMSG);
+	assert_null(out);
+	assert_int_equal(pmemram_cmdline_check("a=\"b c\" d=\"e", &offset), -EBADMSG);
+	assert_int_equal(offset, 10);
+	assert_int_equal(pmemram_cmdline_check("a=\"b c\" \"d=e f\"", &offset), 0);
 	/* init's words after "--" stay, the kernel's word goes before them */
 	assert_string_equal(set("quiet page_alloc.shuffle=0 -- single page_alloc.shuffle=0", "1"),
 			    "quiet page_alloc.shuffle=1 -- single page_alloc.shuffle=0");
@@ -260,6 +265,22 @@ static void test_kernel_cmdline(void **state)
 	expect_write(root, NULL, 0, false, "/" CMDLINE);
 	assert_string_equal(slurp(root, "ran"), "<absent>");
 	assert_string_equal(slurp(root, DROPIN), "<absent>");
+}
+
+/* A quote left open would swallow the word pmemram appends: the file is refused, left as it was. */
+static void test_kernel_cmdline_open_quote(void **state)
+{
+	const char *root = *state;
+	struct pmemram_bootparam_change c;
+
+	assert_int_equal(fake_sysfs_write(root, CMDLINE, "root=UUID=12 ro x=\"a b\n"), 0);
+	assert_int_equal(pmemram_bootparam_write(root, "1", &c), -EBADMSG);
+	assert_false(c.changed);
+	assert_string_equal(c.path, "/" CMDLINE);
+	assert_string_equal(c.detail, "the double quote at byte 19 is never closed");
+	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
+	assert_int_equal(pmemram_bootparam_write(root, NULL, &c), -EBADMSG);
+	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
 }
 
 static void test_kernel_cmdline_already(void **state)
@@ -464,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_set),
 		cmocka_unit_test_setup_teardown(test_none, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_cmdline, root_setup, root_teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_cmdline_open_quote, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_cmdline_already, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_grub, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_grub_words, root_setup, root_teardown),

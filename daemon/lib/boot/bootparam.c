@@ -539,14 +539,21 @@ static int run_command(const char *path)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-static int write_kernel_cmdline(const char *path, const char *value, bool *ret_changed)
+static int write_kernel_cmdline(const char *path, const char *value, bool *ret_changed, char *detail,
+				size_t detail_size)
 {
 	_cleanup_(freep) char *text = NULL, *old = NULL, *line = NULL, *content = NULL;
+	size_t quote;
 	int r;
 
 	r = read_file(path, &text);
 	if (r < 0)
 		return r;
+	/* Refuse the file as it is rather than append a word the kernel would swallow. */
+	if (pmemram_cmdline_check(text, &quote) < 0) {
+		(void)snprintf(detail, detail_size, "the double quote at byte %zu is never closed", quote + 1);
+		return -EBADMSG;
+	}
 
 	/* Already so: no word for the key, or one the kernel reads as value (however it is spelled). */
 	r = pmemram_cmdline_count(text, PMEMRAM_SHUFFLE_PARAM);
@@ -640,7 +647,7 @@ int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_
 
 	if (loader == PMEMRAM_BOOTLOADER_KERNEL_CMDLINE)
 		/* kernel-install reads the file when a kernel is installed: nothing to run now. */
-		return write_kernel_cmdline(path, value, &ret->changed);
+		return write_kernel_cmdline(path, value, &ret->changed, ret->detail, sizeof(ret->detail));
 
 	r = write_grub_dropin(root, path, value, &ret->changed);
 	if (r < 0 || !ret->changed)

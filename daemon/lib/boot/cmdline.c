@@ -123,6 +123,23 @@ static bool is_token(const char *s, const char *reject)
 	return s && *s && !s[strcspn(s, reject)];
 }
 
+int pmemram_cmdline_check(const char *cmdline, size_t *ret_offset)
+{
+	const char *open = NULL;
+
+	if (!cmdline)
+		return -EINVAL;
+	/* Quotes toggle within a word (next_word()); blanks end a word only outside quotes. */
+	for (const char *p = cmdline; *p; p++)
+		if (*p == '"')
+			open = open ? NULL : p;
+	if (!open)
+		return 0;
+	if (ret_offset)
+		*ret_offset = (size_t)(open - cmdline);
+	return -EBADMSG;
+}
+
 int pmemram_cmdline_set(const char *cmdline, const char *key, const char *value, char **ret)
 {
 	_cleanup_(freep) char *out = NULL;
@@ -132,6 +149,9 @@ int pmemram_cmdline_set(const char *cmdline, const char *key, const char *value,
 
 	if (!cmdline || !ret || !is_token(key, BLANKS "\"=") || (value && !is_token(value, BLANKS "\"")))
 		return -EINVAL;
+	/* An open quote swallows the rest of the line, and a word appended after it with it. */
+	if (pmemram_cmdline_check(cmdline, NULL) < 0)
+		return -EBADMSG;
 
 	/* Every word of the old line, one blank each, the new word and its '=': never longer. */
 	out = malloc(strlen(cmdline) + strlen(key) + (value ? strlen(value) : 0) + 3);

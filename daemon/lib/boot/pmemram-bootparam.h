@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define PMEMRAM_SHUFFLE_PARAM "page_alloc.shuffle"
 
@@ -21,11 +22,16 @@ int pmemram_cmdline_get(const char *cmdline, const char *key, char **ret_value);
 /* How many words for key there are (the kernel's parameters only: none after a bare "--"), or -errno. */
 int pmemram_cmdline_count(const char *cmdline, const char *key);
 
+/* 0 when every double quote of cmdline is closed; -EBADMSG and *ret_offset (may be NULL), the byte
+ * offset of the quote left open, when not: the kernel then reads the rest of the line as one word. */
+int pmemram_cmdline_check(const char *cmdline, size_t *ret_offset);
+
 /* A new command line: every word for key removed, then " KEY=VALUE" appended when value is not NULL;
  * every other word kept byte for byte and in order, words separated by one space, no leading or trailing
  * blanks.  -EINVAL for a key or value that is empty or contains blanks, quotes or '=' (key only).
  * The kernel hands the words after a bare "--" to init: those are kept as they are, and the new word
- * goes before the "--". */
+ * goes before the "--".  -EBADMSG, and nothing made, when a quote is left open (see
+ * pmemram_cmdline_check()): a word appended after it would never take effect. */
 int pmemram_cmdline_set(const char *cmdline, const char *key, const char *value, char **ret);
 
 enum pmemram_bootloader {
@@ -70,6 +76,7 @@ struct pmemram_bootparam_change {
 	char path[PATH_MAX];	 /* relative to root */
 	char update_command[64]; /* "update-grub" (the basename of what ran) when it was run, "" when none */
 	int update_status;	 /* its exit status (128 + N for signal N), -1 when not run */
+	char detail[96];	 /* what is wrong with the file when it was refused, "" otherwise */
 };
 
 /*
