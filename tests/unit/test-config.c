@@ -602,6 +602,44 @@ static void test_load_errors(void **state)
 	assert_ptr_equal(c, (void *)0x1);
 }
 
+/* A drop-in's name goes into messages, JSON and the slices' comments: a newline there would be a
+ * directive of its own in the slice, an escape sequence would reach the terminal. */
+static void test_load_unprintable_names(void **state)
+{
+	static const char *const names[] = { "pmemram.conf.d/50-a\nAllowedMemoryNodes=0.conf",
+					     "pmemram.conf.d/50-\033[2J.conf", "pmemram.conf.d/50-\xff.conf" };
+	static const char *const shown[] = {
+		"pmemram.conf.d: file name '50-a\\x0aAllowedMemoryNodes=0.conf' has control characters or is not "
+		"UTF-8: rename it",
+		"pmemram.conf.d: file name '50-\\x1b[2J.conf' has control characters or is not UTF-8: rename it",
+		"pmemram.conf.d: file name '50-\\xff.conf' has control characters or is not UTF-8: rename it",
+	};
+	struct dir *d = *state;
+
+	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d", 0755), 0);
+	write_file(d, "pmemram.conf", "");
+	write_file(d, "pmemram.conf.d/50-\xc3\xa9t\xc3\xa9.conf", "[class \"x\"]\nnodes = all\n");
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		struct pmemram_config *c = (void *)0x1;
+		struct pmemram_config_errors e = {};
+
+		write_file(d, names[i], "[class \"x\"]\nnodes = all\n");
+		assert_int_equal(pmemram_config_load(d->fd, &c, &e), -EINVAL);
+		assert_ptr_equal(c, (void *)0x1);
+		assert_int_equal(e.n, 1);
+		assert_string_equal(e.msg[0], shown[i]);
+		assert_int_equal(unlinkat(d->fd, names[i], 0), 0);
+	}
+	/* UTF-8 names are fine */
+	{
+		struct pmemram_config *c = NULL;
+		struct pmemram_config_errors e = {};
+
+		assert_int_equal(pmemram_config_load(d->fd, &c, &e), 0);
+		pmemram_config_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +657,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_missing, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_dropins, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_errors, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_load_unprintable_names, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

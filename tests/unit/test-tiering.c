@@ -55,6 +55,9 @@ static void test_slice_files(void **state)
 	assert_true(fd >= 0);
 
 	assert_int_equal(pmemram_slice_render(&c, "", "pmemram.conf:4", &text), -EINVAL);
+	/* a newline in a comment would start a directive of its own */
+	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf.d/a\nAllowedMemoryNodes=0.conf:2", &text), -EINVAL);
+	assert_int_equal(pmemram_slice_render(&c, "2\n", "pmemram.conf:4", &text), -EINVAL);
 	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf:4", &text), 0);
 	assert_non_null(strstr(text, "\n[Slice]\nAllowedMemoryNodes=2\n"));
 	assert_non_null(strstr(text, "pmemram.conf:4"));

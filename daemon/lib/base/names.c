@@ -218,3 +218,41 @@ size_t pmemram_utf8_char_len(const char *s)
 			return 0;
 	return n;
 }
+
+bool pmemram_name_is_printable(const char *s)
+{
+	for (size_t n; *s; s += n) {
+		n = pmemram_utf8_char_len(s);
+		if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f)))
+			return false;
+	}
+	return true;
+}
+
+const char *pmemram_name_escape(const char *s, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (!buf || size == 0)
+		return "";
+	for (size_t n; s && *s; s += n) {
+		char one[8];
+		size_t k;
+
+		n = pmemram_utf8_char_len(s);
+		if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f))) {
+			(void)snprintf(one, sizeof(one), "\\x%02x", (unsigned char)*s);
+			n = 1;
+			k = 4;
+		} else {
+			memcpy(one, s, n);
+			k = n;
+		}
+		if (o + k + 1 > size)
+			break;
+		memcpy(buf + o, one, k);
+		o += k;
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -287,6 +287,10 @@ bool pmemram_dax_name_is_valid(const char *name);
 /* Bytes of the well-formed UTF-8 character at s (1 to 4; a NUL is 0), or 0 when s does not start
  * one (a stray continuation byte, an overlong form, a surrogate, a cut sequence). */
 size_t pmemram_utf8_char_len(const char *s);
+/* Whether s is well-formed UTF-8 without control characters: safe in a terminal, a unit file, JSON. */
+bool pmemram_name_is_printable(const char *s);
+/* s for a message: control characters and bytes that are not UTF-8 as \xNN, cut to fit size. */
+const char *pmemram_name_escape(const char *s, char *buf, size_t size);
 /* "memoryN" with decimal N (no sign, no blanks): 0 and *ret, or -EINVAL. */
 int pmemram_parse_block_name(const char *name, unsigned long *ret);
 struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l);

@@ -117,6 +117,16 @@ static int list_dropins(int dir_fd, char ***ret, struct pmemram_config_errors *e
 
 		if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
 			continue;
+		/* Names go into messages, status, JSON and the slices' comments: no newline or escape
+		 * sequence may ride along (a newline in a unit file is a directive of its own). */
+		if (!pmemram_name_is_printable(de->d_name)) {
+			char shown[4 * NAME_MAX + 1];
+
+			pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0,
+						  "file name '%s' has control characters or is not UTF-8: rename it",
+						  pmemram_name_escape(de->d_name, shown, sizeof(shown)));
+			return -EINVAL;
+		}
 		if (n >= PMEMRAM_CONFIG_MAX_DROPINS) {
 			pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0, "more than %d *.conf files",
 				  PMEMRAM_CONFIG_MAX_DROPINS);

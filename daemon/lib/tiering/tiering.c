@@ -33,6 +33,10 @@ int pmemram_slice_render(const struct pmemram_class *c, const char *nodes, const
 
 	if (!c || !nodes || !*nodes || !ret || !pmemram_class_name_is_valid(c->name))
 		return -EINVAL;
+	/* One line of comment each: a newline in them would start a directive of its own. */
+	if ((origin && !pmemram_name_is_printable(origin)) || !pmemram_name_is_printable(c->nodes_text) ||
+	    strpbrk(nodes, "\n\r"))
+		return -EINVAL;
 	/* AllowedMemoryNodes= is a cpuset: it confines the slice's units to the nodes whatever the
 	 * class's mode, which only pmemramctl run can apply as a memory policy. */
 	if (asprintf(&text,
