@@ -81,6 +81,11 @@ struct manager {
 	char *socket_path;
 	int listen_fd;
 	sd_event_source *listen_source;
+	sd_event_source *accept_retry_source; /* re-enables listen_source after EMFILE */
+	size_t n_clients;		       /* connections open */
+	uid_t client_uids[64];		       /* their peers' uids (server.c's CLIENTS_MAX) */
+	size_t n_client_uids;
+	unsigned accept_errors_logged, refusals_logged;
 
 	bool journal; /* log through sd_journal_send(), else stderr */
 };

@@ -13,22 +13,63 @@
 #include "pmemram-protocol.h"
 
 #define CLIENT_TIMEOUT_USEC (10 * 1000000ULL)
+/* Any local user may connect: bounded per uid and in all, with room kept for root. */
+#define CLIENTS_MAX 64
+#define CLIENTS_MAX_NONROOT 48
+#define CLIENTS_PER_UID_MAX 8
+#define ACCEPT_RETRY_USEC (1000000ULL) /* after EMFILE/ENFILE, with no client to wait for */
+_Static_assert(CLIENTS_MAX <= ELEMENTSOF(((struct manager *)0)->client_uids), "client_uids too small");
 
 struct client {
 	struct manager *m;
 	int fd;
 	struct ucred cred;
 	bool pending; /* the reply comes later (a release in progress) */
+	bool counted; /* in m->n_clients and m->client_uids */
 	sd_event_source *io, *timeout;
 	size_t len;
 	char buf[PMEMRAM_REQUEST_MAX + 1];
 };
 
+/* Accept again: after a client left, or a while after the kernel ran out of descriptors. */
+static void listen_resume(struct manager *m)
+{
+	if (m->listen_source && m->n_clients < CLIENTS_MAX)
+		(void)sd_event_source_set_enabled(m->listen_source, SD_EVENT_ON);
+}
+
+static void listen_pause(struct manager *m)
+{
+	if (m->listen_source)
+		(void)sd_event_source_set_enabled(m->listen_source, SD_EVENT_OFF);
+}
+
+static size_t clients_of(const struct manager *m, uid_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_client_uids; i++)
+		if (m->client_uids[i] == uid)
+			n++;
+	return n;
+}
+
 static void client_free(struct client *c)
 {
+	struct manager *m = c->m;
+
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timeout);
 	safe_close(c->fd);
+	if (c->counted) {
+		for (size_t i = 0; i < m->n_client_uids; i++)
+			if (m->client_uids[i] == c->cred.uid) {
+				m->client_uids[i] = m->client_uids[--m->n_client_uids];
+				break;
+			}
+		m->n_clients--;
+		listen_resume(m);
+	}
 	free(c);
 }
 
@@ -270,17 +311,60 @@ static int on_client_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->accept_retry_source = sd_event_source_disable_unref(m->accept_retry_source);
+	listen_resume(m);
+	return 0;
+}
+
+/* Turn away a connection over the limits: one error line if the socket takes it, then close. */
+static void refuse(int fd, const char *why)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line), "{\"ok\":false,\"error\":\"%s\",\"errno\":%d}\n", why, EUSERS);
+
+	if (n > 0)
+		(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	safe_close(fd);
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
 	socklen_t len = sizeof(struct ucred);
+	struct ucred cred;
 	struct client *c;
 	uint64_t now;
 	int cfd, r;
 
 	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0)
+	if (cfd < 0) {
+		/* Out of descriptors: the pending connection stays readable, so accepting again at once
+		 * would spin.  Wait for a client to leave, or a second. */
+		if ((errno == EMFILE || errno == ENFILE) && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
+			if (!m->accept_errors_logged++)
+				mlog(m, LOG_WARNING, "cannot accept on the control socket: %m; pausing it");
+			listen_pause(m);
+			if (!m->accept_retry_source)
+				(void)sd_event_add_time(m->event, &m->accept_retry_source, CLOCK_MONOTONIC,
+							now + ACCEPT_RETRY_USEC, 0, on_accept_retry, m);
+		}
 		return 0;
+	}
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		safe_close(cfd);
+		return 0;
+	}
+	if (cred.uid != 0 && (m->n_clients >= CLIENTS_MAX_NONROOT || clients_of(m, cred.uid) >= CLIENTS_PER_UID_MAX)) {
+		if (!m->refusals_logged++)
+			mlog(m, LOG_NOTICE, "refusing connections of uid %u: too many open (%zu in all)",
+			     (unsigned)cred.uid, m->n_clients);
+		refuse(cfd, "too many connections");
+		return 0;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		safe_close(cfd);
@@ -288,10 +372,12 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	}
 	c->m = m;
 	c->fd = cfd;
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-		client_free(c);
-		return 0;
-	}
+	c->cred = cred;
+	c->counted = true;
+	m->client_uids[m->n_client_uids++] = cred.uid;
+	m->n_clients++;
+	if (m->n_clients >= CLIENTS_MAX)
+		listen_pause(m);
 	r = sd_event_add_io(m->event, &c->io, cfd, EPOLLIN, on_client_io, c);
 	if (r >= 0 && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
 		r = sd_event_add_time(m->event, &c->timeout, CLOCK_MONOTONIC, now + CLIENT_TIMEOUT_USEC, 0,
@@ -347,6 +433,7 @@ int server_open(struct manager *m)
 void server_close(struct manager *m)
 {
 	m->listen_source = sd_event_source_disable_unref(m->listen_source);
+	m->accept_retry_source = sd_event_source_disable_unref(m->accept_retry_source);
 	if (m->listen_fd >= 0) {
 		m->listen_fd = safe_close(m->listen_fd);
 		(void)unlink(m->socket_path);

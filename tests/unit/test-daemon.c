@@ -5,10 +5,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -68,10 +77,194 @@ static void test_socket_not_replaced(void **state)
 	remove_dirs(&d);
 }
 
+/* pmemramd on d's socket with nothing claimed, at most nofile descriptors; waits for its socket. */
+static pid_t start_daemon(struct dirs *d, rlim_t nofile)
+{
+	const char *binary = getenv("PMEMRAMD");
+	pid_t pid;
+
+	assert_non_null(binary);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { nofile, nofile };
+		int null = open("/dev/null", O_RDWR);
+
+		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
+		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 ||
+		    putenv("PMEMRAM_LOG_TARGET=stderr") < 0)
+			_exit(127);
+		alarm(120);
+		execl(binary, "pmemramd", "--socket", d->socket, "--settle-timeout", "0", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && access(d->socket, F_OK) < 0; i++)
+		usleep(50 * 1000);
+	assert_int_equal(access(d->socket, F_OK), 0);
+	return pid;
+}
+
+static int connect_to(const char *path, bool nonblock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS &&
+	    errno != EAGAIN) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A status request as root: whether pmemramd answered "ok" within timeout_ms. */
+static bool status_answered(const char *path, int timeout_ms)
+{
+	static const char req[] = "{\"command\":\"status\"}\n";
+	char buf[65536];
+	size_t len = 0;
+	int fd = connect_to(path, false);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	if (write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		while (len < sizeof(buf) - 1 && poll(&p, 1, timeout_ms) > 0) {
+			ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+			if (memchr(buf, '\n', len))
+				break;
+		}
+		buf[len] = '\0';
+		ok = strstr(buf, "\"ok\":true") != NULL;
+	}
+	close(fd);
+	return ok;
+}
+
+/* utime + stime of pid, in clock ticks. */
+static unsigned long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* fields 14 and 15 (utime, stime), counted after "pid (comm)" */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st), 2);
+	return ut + st;
+}
+
+static size_t open_fds(pid_t pid)
+{
+	char path[64], cmd[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%zu", &n), 1);
+	pclose(f);
+	return n;
+}
+
+/* A local user holding many connections: turned away past its share, no descriptor exhaustion, no
+ * spinning, and root still answered.  Then root itself past the descriptor limit: pmemramd pauses
+ * accepting instead of spinning on EMFILE, and answers again once the connections are gone. */
+static void test_connection_limits(void **state)
+{
+	enum { HOG = 200 };
+	struct dirs d;
+	int ready[2], hog_fds[HOG];
+	unsigned long t0;
+	pid_t daemon, hog;
+	char c;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs another uid for the hog */
+	make_dirs(&d);
+	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
+	assert_int_equal(chmod(d.root, 0755), 0);
+	daemon = start_daemon(&d, 48);
+
+	assert_int_equal(pipe(ready), 0);
+	hog = fork();
+	assert_true(hog >= 0);
+	if (hog == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		/* Off the TAP stream, and gone in any case should the test fail before killing it. */
+		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+			_exit(1);
+		alarm(30);
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		for (int i = 0; i < HOG; i++)
+			(void)connect_to(d.socket, true);
+		(void)!write(ready[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	usleep(200 * 1000);
+
+	t0 = cpu_ticks(daemon);
+	sleep(1);
+	/* spinning would be about one second's worth of ticks (100 at USER_HZ) */
+	assert_true(cpu_ticks(daemon) - t0 < 50);
+	assert_true(status_answered(d.socket, 5000));
+	assert_true(open_fds(daemon) < 40);
+	kill(hog, SIGKILL);
+	assert_int_equal(waitpid(hog, NULL, 0), hog);
+
+	/* root past the descriptor limit (48): EMFILE */
+	for (int i = 0; i < HOG; i++)
+		hog_fds[i] = connect_to(d.socket, true);
+	usleep(300 * 1000);
+	t0 = cpu_ticks(daemon);
+	sleep(1);
+	assert_true(cpu_ticks(daemon) - t0 < 50);
+	for (int i = 0; i < HOG; i++)
+		if (hog_fds[i] >= 0)
+			close(hog_fds[i]);
+	/* the daemon sees the hang-ups, frees descriptors, and accepts again within its retry */
+	{
+		bool answered = false;
+
+		for (int i = 0; i < 20 && !answered; i++) {
+			answered = status_answered(d.socket, 2000);
+			if (!answered)
+				usleep(200 * 1000);
+		}
+		assert_true(answered);
+	}
+
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	(void)unlink(d.socket);
+	remove_dirs(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_not_replaced),
+		cmocka_unit_test(test_connection_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
