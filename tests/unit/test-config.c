@@ -608,12 +608,13 @@ static void test_load_unprintable_names(void **state)
 {
 	static const char *const names[] = { "pmemram.conf.d/50-a\nAllowedMemoryNodes=0.conf",
 					     "pmemram.conf.d/50-\033[2J.conf", "pmemram.conf.d/50-\xff.conf" };
+#define UNPRINTABLE(name) "pmemram.conf.d: file name '" name "' has control characters or is not UTF-8: rename it"
 	static const char *const shown[] = {
-		"pmemram.conf.d: file name '50-a\\x0aAllowedMemoryNodes=0.conf' has control characters or is not "
-		"UTF-8: rename it",
-		"pmemram.conf.d: file name '50-\\x1b[2J.conf' has control characters or is not UTF-8: rename it",
-		"pmemram.conf.d: file name '50-\\xff.conf' has control characters or is not UTF-8: rename it",
+		UNPRINTABLE("50-a\\x0aAllowedMemoryNodes=0.conf"),
+		UNPRINTABLE("50-\\x1b[2J.conf"),
+		UNPRINTABLE("50-\\xff.conf"),
 	};
+#undef UNPRINTABLE
 	struct dir *d = *state;
 
 	assert_int_equal(mkdirat(d->fd, "pmemram.conf.d", 0755), 0);
