@@ -32,7 +32,7 @@ timing() { printf 'timing: %-28s %4ds\n' "$1" "$2"; }
 add_counts() {
 	local re='^([0-9]+) passed, ([0-9]+) failed$' line
 	grep -Ev "^ok |$re" <<<"$2" || true
-	line=$(grep -E "$re" <<<"$2" | tail -n 1)
+	line=$(grep -E "$re" <<<"$2" | tail -n 1) || true
 	if [[ $line =~ $re ]]; then
 		passed=$((passed + BASH_REMATCH[1]))
 		failed=$((failed + BASH_REMATCH[2]))
