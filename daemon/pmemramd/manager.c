@@ -337,9 +337,21 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 		mlog(m, LOG_DEBUG, "[%zu/%zu] %s", index + 1, total, line);
 }
 
+/* Each action in the journal as soon as it is done, so that a daemon killed half way leaves a
+ * record of every kernel state it changed. */
+static void on_action_done(struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
+{
+	log_result(userdata, res);
+}
+
 int manager_reconcile(struct manager *m, const char *why)
 {
-	const struct pmemram_apply_options apply = { .progress = manager_progress, .progress_userdata = m };
+	const struct pmemram_apply_options apply = {
+		.progress = manager_progress,
+		.progress_userdata = m,
+		.done = on_action_done,
+		.done_userdata = m,
+	};
 	struct pmemram_reconcile_options o = {
 		.apply = &apply,
 		.held = (const char *const *)m->held,
@@ -373,8 +385,6 @@ int manager_reconcile(struct manager *m, const char *why)
 	}
 	m->last_error[0] = '\0';
 
-	for (size_t i = 0; i < res->n_results; i++)
-		log_result(m, &res->results[i]);
 	log_verdicts(m, m->last ? m->last->plan : NULL, res->plan);
 	if (res->n_results > 0 || r < 0)
 		mlog(m, r < 0 ? LOG_WARNING : LOG_INFO,

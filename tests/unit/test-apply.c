@@ -486,6 +486,44 @@ static void test_default_offline_write_is_bounded(void **state)
 	assert_string_equal(block_file(f, 43, "state"), "offline");
 }
 
+struct done_log {
+	struct fake *f;
+	char lines[8][320];
+	size_t n;
+};
+
+/* Each result is handed over before the next action starts: the calls made so far and its reason. */
+static void record_done(struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
+{
+	struct done_log *log = userdata;
+
+	assert_non_null(ctx);
+	assert_true(log->n < ELEMENTSOF(log->lines));
+	snprintf(log->lines[log->n++], sizeof(log->lines[0]), "%zu calls, %s: %s", log->f->n_calls,
+		 pmemram_apply_status_to_string(res->status), res->reason);
+}
+
+static void test_done_as_each_completes(void **state)
+{
+	static const struct pmemram_action actions[] = { DISABLE("dax1.0"), BIND("dax1.0"), ONLINE(41, MOVABLE),
+							 ONLINE(42, MOVABLE) };
+	static const struct block_script script[] = { { 41, -EBUSY, NULL, NULL } };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+	struct done_log log = { .f = f };
+	struct pmemram_apply_options o = { .ops = &fake_ops, .ops_userdata = f, .done = record_done, .done_userdata = &log };
+
+	f->script = script;
+	f->n_script = 1;
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, ELEMENTSOF(actions), &o, &report), -EBUSY);
+	/* the skipped action was never attempted: no result handed over for it */
+	assert_int_equal(log.n, 3);
+	assert_string_equal(log.lines[0], "1 calls, done: dax1.0: unbound");
+	assert_string_equal(log.lines[1], "2 calls, done: dax1.0: bound to kmem");
+	assert_string_equal(log.lines[2], "3 calls, failed: memory41: online_movable rejected: Device or resource busy "
+					  "(valid_zones: Movable Normal)");
+}
+
 static void test_convert_namespace(void **state)
 {
 	static const struct pmemram_apply_ops no_convert = { .set_block_state = fake_set_block_state };
@@ -570,6 +608,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dry_run_touches_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_block_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_done_as_each_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_offline_write_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),

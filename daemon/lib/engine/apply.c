@@ -421,6 +421,8 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 			report->failed = (long)i;
 		else
 			report->n_done++;
+		if (o->done)
+			o->done(ctx, run.res, o->done_userdata);
 	}
 
 	if (dctx)

@@ -49,11 +49,18 @@ int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, void *userdata, uns
 typedef void (*pmemram_apply_progress_fn)(struct pmemram_ctx *ctx, const struct pmemram_action *action,
 					  size_t index, size_t total, void *userdata);
 
+/* Called when an attempted action has its result (its re-read done), before the next one starts. */
+struct pmemram_apply_result;
+typedef void (*pmemram_apply_done_fn)(struct pmemram_ctx *ctx, const struct pmemram_apply_result *result,
+				      void *userdata);
+
 struct pmemram_apply_options {
 	const struct pmemram_apply_ops *ops; /* NULL: libdaxctl and sysfs */
 	void *ops_userdata;
 	pmemram_apply_progress_fn progress; /* may be NULL */
 	void *progress_userdata;
+	pmemram_apply_done_fn done; /* may be NULL: pmemramd logs each action as it completes */
+	void *done_userdata;
 	bool dry_run; /* describe every action, read and write nothing, call no operation */
 };
 
