@@ -20,10 +20,13 @@ struct held {
 	char *names[PMEMRAM_HELD_MAX];
 };
 
-static void held_read(struct held *h)
+/* The holds that still stand for the device now behind their name: a hold whose identity (the
+ * namespace, or the physical range) is not the device's any more held a device that is gone. */
+static void held_read(struct pmemram_ctx *ctx, struct held *h)
 {
 	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
-	char dir[PATH_MAX];
+	char *ids[PMEMRAM_HELD_MAX] = {}, dir[PATH_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
+	size_t n = 0;
 
 	h->n = 0;
 	if (!slash || (size_t)(slash - sock) >= sizeof(dir))
@@ -31,7 +34,19 @@ static void held_read(struct held *h)
 	memcpy(dir, sock, (size_t)(slash - sock));
 	dir[slash - sock] = '\0';
 	/* Unreadable is as good as absent here: pmemramd, when it runs, applies the holds itself. */
-	(void)pmemram_held_read(dir, h->names, &h->n);
+	if (pmemram_held_read(dir, h->names, ids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		bool stale = ids[i] && (pmemram_dax_identity_read(ctx, h->names[i], now, sizeof(now)) < 0 ||
+					!streq(now, ids[i]));
+
+		pmemram_ctx_clear_error(ctx);
+		free(ids[i]);
+		if (stale)
+			free(h->names[i]);
+		else
+			h->names[h->n++] = h->names[i];
+	}
 }
 
 static void held_done(struct held *h)
@@ -127,11 +142,11 @@ static int reconcile_local(const char *dir, bool json)
 	r = ctl_load_config(dir, false, &config, &configured);
 	if (r != CTL_EXIT_OK)
 		return r;
-	held_read(&held);
-	opts.held = (const char *const *)held.names;
-	opts.n_held = held.n;
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
+	held_read(ctx, &held);
+	opts.held = (const char *const *)held.names;
+	opts.n_held = held.n;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
 	if (!res)
 		return ctl_read_failed(ctx, "the system state", r);
@@ -365,9 +380,9 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 		return r;
 	if (!configured)
 		return CTL_EXIT_OK; /* nothing claimed: not ours */
-	held_read(&held);
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
+	held_read(ctx, &held);
 	/* Only block actions are taken here, and who maps a dax device does not bear on them. */
 	r = pmemram_observe_lazy(ctx, &o);
 	if (r < 0)

@@ -182,8 +182,10 @@ static void manager_free(struct manager *m)
 	udev_unref(m->udev);
 	pmemram_reconcile_result_free(m->last);
 	pmemram_config_free(m->config);
-	for (size_t i = 0; i < m->n_held; i++)
+	for (size_t i = 0; i < m->n_held; i++) {
 		free(m->held[i]);
+		free(m->held_id[i]);
+	}
 	free(m->classes);
 	free(m->runtime_dir);
 	free(m->socket_path);

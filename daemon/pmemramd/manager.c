@@ -12,6 +12,7 @@
 
 #include "macro.h"
 #include "manager.h"
+#include "pmemram-observe.h"
 #include "pmemram-protocol.h"
 
 
@@ -135,7 +136,7 @@ bool manager_is_held(const struct manager *m, const char *device)
 	return false;
 }
 
-/* Write runtime_dir/held atomically: one device per line. */
+/* Write runtime_dir/held atomically: one device per line, "daxX.Y IDENTITY". */
 static int save_held(struct manager *m)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
@@ -155,7 +156,7 @@ static int save_held(struct manager *m)
 		goto fail;
 	}
 	for (size_t i = 0; i < m->n_held; i++)
-		fprintf(f, "%s\n", m->held[i]);
+		fprintf(f, "%s%s%s\n", m->held[i], m->held_id[i] ? " " : "", m->held_id[i] ? m->held_id[i] : "");
 	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
 		goto fail;
 	if (rename(tmp, path) < 0)
@@ -169,13 +170,25 @@ fail:
 
 int manager_hold(struct manager *m, const char *device)
 {
+	char id[PMEMRAM_DEVICE_IDENTITY_MAX];
+	int r;
+
 	if (manager_is_held(m, device))
 		return 0;
 	if (m->n_held >= PMEMRAM_HELD_MAX)
 		return -E2BIG;
+	/* The hold is for this device, not for whatever takes its name later. */
+	r = pmemram_dax_identity_read(m->ctx, device, id, sizeof(id));
+	if (r < 0)
+		return r;
 	m->held[m->n_held] = strdup(device);
-	if (!m->held[m->n_held])
+	m->held_id[m->n_held] = strdup(id);
+	if (!m->held[m->n_held] || !m->held_id[m->n_held]) {
+		free(m->held[m->n_held]);
+		free(m->held_id[m->n_held]);
+		m->held[m->n_held] = m->held_id[m->n_held] = NULL;
 		return -ENOMEM;
+	}
 	m->n_held++;
 	return save_held(m);
 }
@@ -185,21 +198,26 @@ int manager_unhold(struct manager *m, const char *device)
 	for (size_t i = 0; i < m->n_held; i++)
 		if (streq(m->held[i], device)) {
 			free(m->held[i]);
-			m->held[i] = m->held[--m->n_held];
+			free(m->held_id[i]);
+			m->n_held--;
+			m->held[i] = m->held[m->n_held];
+			m->held_id[i] = m->held_id[m->n_held];
 			return save_held(m);
 		}
 	return -ENOENT;
 }
 
-/* A hold stands for memory given back.  One whose device is still bound to kmem is what a release
- * that never ended leaves (the daemon was killed or crashed in it): the memory was not given
- * back, so the hold goes and reconcile puts any offlined block back.  One whose device is gone
- * held nothing any more. */
-static void drop_stale_holds(struct manager *m)
+/* A hold stands for the memory of one device given back.  It goes when the device is gone, when
+ * another device took its name (a namespace destroyed and created again), and when the device is
+ * still bound to kmem: a release that never ended (the daemon was killed or crashed in it) gave
+ * nothing back, and reconcile puts any block it offlined back online. */
+void manager_drop_stale_holds(struct manager *m)
 {
 	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	int r;
 
+	if (m->n_held == 0)
+		return;
 	r = pmemram_dax_list_read(m->ctx, &l);
 	if (r < 0) {
 		mlog(m, LOG_WARNING, "cannot read the dax devices to check the holds: %s", strerror(-r));
@@ -207,6 +225,7 @@ static void drop_stale_holds(struct manager *m)
 	}
 	for (size_t i = m->n_held; i-- > 0;) {
 		const struct pmemram_dax *d = NULL;
+		char now[PMEMRAM_DEVICE_IDENTITY_MAX], why[160];
 		_cleanup_(freep) char *name = strdup(m->held[i]);
 
 		if (!name)
@@ -214,12 +233,20 @@ static void drop_stale_holds(struct manager *m)
 		for (size_t k = 0; k < l->n_devices; k++)
 			if (streq(l->devices[k].name, name))
 				d = &l->devices[k];
-		if (d && d->mode != PMEMRAM_DAX_SYSTEM_RAM)
+		if (!d)
+			(void)snprintf(why, sizeof(why), "the device is gone");
+		else if (m->held_id[i] && pmemram_dax_identity_read(m->ctx, name, now, sizeof(now)) >= 0 &&
+			 !streq(now, m->held_id[i]))
+			(void)snprintf(why, sizeof(why), "another device has its name now (%s, the hold was for %s)", now,
+				       m->held_id[i]);
+		else if (d->mode == PMEMRAM_DAX_SYSTEM_RAM)
+			(void)snprintf(why, sizeof(why),
+				       "still bound to kmem, an earlier release did not end; its memory was not given back");
+		else
 			continue;
+		pmemram_ctx_clear_error(m->ctx);
 		(void)manager_unhold(m, name);
-		mlog(m, LOG_WARNING, "%s: hold dropped: %s", name,
-		     d ? "still bound to kmem, an earlier release did not end; its memory was not given back"
-		       : "the device is gone");
+		mlog(m, LOG_WARNING, "%s: hold dropped: %s", name, why);
 	}
 }
 
@@ -229,10 +256,10 @@ int manager_load_held(struct manager *m)
 
 	if (!m->runtime_dir)
 		return 0;
-	r = pmemram_held_read(m->runtime_dir, m->held, &m->n_held);
+	r = pmemram_held_read(m->runtime_dir, m->held, m->held_id, &m->n_held);
 	if (r < 0)
 		return r;
-	drop_stale_holds(m);
+	manager_drop_stale_holds(m);
 	for (size_t i = 0; i < m->n_held; i++)
 		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s/" PMEMRAM_HELD_FILE ")", m->held[i],
 		     m->runtime_dir);
@@ -368,6 +395,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		return -EBUSY;
 	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
+	manager_drop_stale_holds(m);
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
 	m->n_reconciles++;
 	m->last_r = r;

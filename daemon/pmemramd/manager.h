@@ -76,6 +76,7 @@ struct manager {
 	char *runtime_dir;
 	size_t n_held;
 	char *held[PMEMRAM_HELD_MAX];
+	char *held_id[PMEMRAM_HELD_MAX]; /* what each was (pmemram_dax_identity_read()); NULL unknown */
 
 	/* control socket */
 	char *socket_path;
@@ -109,6 +110,8 @@ int manager_hold(struct manager *m, const char *device);
 int manager_unhold(struct manager *m, const char *device);
 bool manager_is_held(const struct manager *m, const char *device);
 int manager_load_held(struct manager *m);
+/* Drop the holds that stand for nothing given back any more (see manager.c), logging why. */
+void manager_drop_stale_holds(struct manager *m);
 void manager_notify_status(struct manager *m);
 /* Apply progress callback (userdata: the manager): pings the watchdog, logs the step at debug. */
 struct pmemram_action;

@@ -160,18 +160,56 @@ static void test_held_read(void **state)
 	char *names[PMEMRAM_HELD_MAX];
 	size_t n = 99;
 
-	assert_int_equal(pmemram_held_read(dir, names, &n), 0);
+	assert_int_equal(pmemram_held_read(dir, names, NULL, &n), 0);
 	assert_int_equal(n, 0); /* absent: nothing held */
 
 	assert_int_equal(fake_sysfs_write(dir, PMEMRAM_HELD_FILE, "dax0.0\n\n../dax9.9\ndax1.0\n"), 0);
-	assert_int_equal(pmemram_held_read(dir, names, &n), 0);
+	assert_int_equal(pmemram_held_read(dir, names, NULL, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "dax0.0");
 	assert_string_equal(names[1], "dax1.0");
 	free(names[0]);
 	free(names[1]);
 
-	assert_int_equal(pmemram_held_read(NULL, names, &n), -EINVAL);
+	assert_int_equal(pmemram_held_read(NULL, names, NULL, &n), -EINVAL);
+
+	/* with identities: a line without one (from before them) has NULL */
+	{
+		char *ids[PMEMRAM_HELD_MAX];
+
+		assert_int_equal(fake_sysfs_write(dir, PMEMRAM_HELD_FILE,
+						  "dax0.0 uuid:" FAKE_UUID_KMEM "\nrubbish x\ndax1.0\n"),
+				 0);
+		assert_int_equal(pmemram_held_read(dir, names, ids, &n), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(names[0], "dax0.0");
+		assert_string_equal(ids[0], "uuid:" FAKE_UUID_KMEM);
+		assert_string_equal(names[1], "dax1.0");
+		assert_null(ids[1]);
+		for (size_t i = 0; i < n; i++) {
+			free(names[i]);
+			free(ids[i]);
+		}
+	}
+}
+
+/* A device's identity: its namespace's UUID, or its physical range when it has no namespace. */
+static void test_dax_identity(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char id[PMEMRAM_DEVICE_IDENTITY_MAX];
+
+	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax0.0", id, sizeof(id)), 0);
+	assert_string_equal(id, "uuid:" FAKE_UUID_KMEM);
+	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax1.0", id, sizeof(id)), 0);
+	assert_string_equal(id, "uuid:" FAKE_UUID_DEVDAX);
+	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax7.0", id, sizeof(id)), -ENODEV);
+	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax..", id, sizeof(id)), -EINVAL);
+
+	/* no namespace behind it (soft-reserved memory, say): the range names it */
+	assert_int_equal(fake_sysfs_remove(env->root, "bus/nd/devices/region0/dax0.1/namespace"), 0);
+	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax0.0", id, sizeof(id)), 0);
+	assert_string_equal(id, "range:0x140000000-0x17ee00000");
 }
 
 static void test_observe_stock(void **state)
@@ -223,6 +261,7 @@ int main(void)
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
+		FAKE_TEST(test_dax_identity, fake_env_setup_hmat),
 		FAKE_TEST(test_held_read, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),
 		cmocka_unit_test(test_failures),

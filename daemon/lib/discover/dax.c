@@ -1,4 +1,5 @@
 /* dax devices from bus/dax/devices/daxX.Y: bound driver (mode), target node, size, align, resource. */
+#include "pmemram-observe.h"
 #include "pmemram-private.h"
 
 #define DAX_DIR "bus/dax/devices"
@@ -100,4 +101,34 @@ done:
 	log_debug(ctx, "%zu dax devices", l->n_devices);
 	*ret = TAKE_PTR(l);
 	return 0;
+}
+
+int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	struct pmemram_observed_dax d = {};
+	const struct pmemram_dax *found = NULL;
+	int r;
+
+	if (!ctx || !pmemram_dax_name_is_valid(device) || !buf || size == 0)
+		return -EINVAL;
+	r = pmemram_dax_list_read(ctx, &l);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_devices; i++)
+		if (streq(l->devices[i].name, device))
+			found = &l->devices[i];
+	if (!found)
+		return -ENODEV;
+	d.dax = *found;
+	r = pmemram_dax_namespace_read(ctx, &d);
+	if (r < 0)
+		return r;
+	if (d.uuid[0])
+		r = snprintf(buf, size, "uuid:%s", d.uuid);
+	else if (d.dax.has_resource)
+		r = snprintf(buf, size, "range:%#" PRIx64 "-%#" PRIx64, d.dax.resource, d.dax.resource + d.dax.size);
+	else
+		return -EACCES; /* the physical address is root's to read */
+	return r < 0 || (size_t)r >= size ? -ENAMETOOLONG : 0;
 }

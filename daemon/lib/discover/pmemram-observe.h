@@ -75,6 +75,12 @@ int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, str
  * bus/dax/devices/daxX.Y/../namespace; left "" for other dax devices (hmem). */
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d);
 
+/* What a dax device is, beyond its name (which a new device may take over): "uuid:UUID" of its
+ * namespace for NVDIMM-backed devices, "range:0xSTART-0xEND" of its physical range otherwise.
+ * -ENODEV when there is no such device, -EACCES when its range is unreadable (not root). */
+#define PMEMRAM_DEVICE_IDENTITY_MAX 64
+int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size);
+
 /* Namespaces in raw, sector or fsdax mode with a size (idle seeds are left out), from
  * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);

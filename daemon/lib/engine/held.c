@@ -1,12 +1,13 @@
 /* The devices release gave back, as pmemramd keeps them in its runtime directory. */
 #include <limits.h>
 
+#include "pmemram-observe.h"
 #include "pmemram-private.h"
 #include "pmemram-protocol.h"
 
-int pmemram_held_read(const char *dir, char **names, size_t *ret_n)
+int pmemram_held_read(const char *dir, char **names, char **identities, size_t *ret_n)
 {
-	char path[PATH_MAX], line[64];
+	char path[PATH_MAX], line[64 + PMEMRAM_DEVICE_IDENTITY_MAX];
 	_cleanup_(fclosep) FILE *f = NULL;
 	size_t n = 0;
 	int len;
@@ -21,13 +22,28 @@ int pmemram_held_read(const char *dir, char **names, size_t *ret_n)
 	if (!f)
 		return errno == ENOENT ? 0 : negative_errno();
 	while (n < PMEMRAM_HELD_MAX && fgets(line, sizeof(line), f)) {
+		char *id;
+
 		line[strcspn(line, "\n")] = '\0';
-		if (!*line || strchr(line, '/'))
+		/* "daxX.Y IDENTITY"; a line from before identities has the name alone */
+		id = strchr(line, ' ');
+		if (id)
+			*id++ = '\0';
+		if (!pmemram_dax_name_is_valid(line))
 			continue;
 		names[n] = strdup(line);
-		if (!names[n]) {
-			while (n > 0)
-				free(names[--n]);
+		if (identities)
+			identities[n] = id && *id ? strdup(id) : NULL;
+		if (!names[n] || (identities && id && *id && !identities[n])) {
+			free(names[n]);
+			if (identities)
+				free(identities[n]);
+			while (n > 0) {
+				n--;
+				free(names[n]);
+				if (identities)
+					free(identities[n]);
+			}
 			return -ENOMEM;
 		}
 		n++;

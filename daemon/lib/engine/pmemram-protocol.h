@@ -22,12 +22,14 @@
 #define PMEMRAM_REQUEST_MAX 4096	    /* bytes of one request, with the newline */
 #define PMEMRAM_PROTOCOL_VERSION 1
 
-/* The devices given back with release, one name per line, in the socket's directory: pmemramd
- * writes the file; pmemramctl's local paths (reconcile --local, udev-online) honour it too. */
+/* The devices given back with release, one per line, "daxX.Y IDENTITY" (see
+ * pmemram_dax_identity_read()), in the socket's directory: pmemramd writes the file; pmemramctl's
+ * local paths (reconcile --local, udev-online) honour it too. */
 #define PMEMRAM_HELD_FILE "held"
 #define PMEMRAM_HELD_MAX 256
 
-/* Read dir/PMEMRAM_HELD_FILE into names[0..*ret_n) (malloc'ed; names has room for
- * PMEMRAM_HELD_MAX), skipping empty lines and names with a '/': 0, also when the file is absent
+/* Read dir/PMEMRAM_HELD_FILE into names[0..*ret_n) and, when identities is not NULL, their
+ * identities (NULL for a line without one), all malloc'ed; both have room for PMEMRAM_HELD_MAX.
+ * Lines that do not start with a dax device name are skipped.  0, also when the file is absent
  * (*ret_n 0); -errno when it cannot be read. */
-int pmemram_held_read(const char *dir, char **names, size_t *ret_n);
+int pmemram_held_read(const char *dir, char **names, char **identities, size_t *ret_n);
