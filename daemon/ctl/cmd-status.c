@@ -247,7 +247,7 @@ static const char *jstr(struct json_object *o, const char *key)
 
 static void print_daemon(const struct status *s)
 {
-	struct json_object *d, *rec, *plan, *devices, *held;
+	struct json_object *d, *rec, *plan = NULL, *devices, *held, *unmatched;
 
 	if (!s->daemon && ctl_daemon_absent(s->daemon_r)) {
 		printf("\npmemramd: not running (%s: no daemon listening)\n", ctl_socket_path());
@@ -276,6 +276,11 @@ static void print_daemon(const struct status *s)
 
 			printf("  %-10s %-10s %s\n", jstr(v, "device"), jstr(v, "verdict"), jstr(v, "text"));
 		}
+	/* A claim that matches nothing is most often a UUID copied from the wrong place. */
+	if (plan && json_object_object_get_ex(plan, "unmatched_claims", &unmatched))
+		for (size_t i = 0; i < json_object_array_length(unmatched); i++)
+			printf("  claim '%s' matches no device\n",
+			       json_object_get_string(json_object_array_get_idx(unmatched, i)));
 	if (json_object_object_get_ex(d, "held", &held) && json_object_array_length(held) > 0) {
 		printf("  held after release:");
 		for (size_t i = 0; i < json_object_array_length(held); i++)

@@ -326,10 +326,48 @@ static void log_verdicts(struct manager *m, const struct pmemram_plan *old, cons
 	}
 }
 
+/* "a, b" of the claims that match no device. */
+static const char *unmatched_list(const struct pmemram_plan *plan, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < plan->n_unmatched; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", plan->unmatched[i]);
+
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+/* The claims that match no device now and did not before: the journal says so once. */
+static void log_unmatched(struct manager *m, const struct pmemram_plan *old, const struct pmemram_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_unmatched; i++) {
+		bool before = false;
+
+		for (size_t k = 0; old && k < old->n_unmatched; k++)
+			before = before || streq(old->unmatched[k], plan->unmatched[i]);
+		if (!before) {
+			char f_claim[96];
+			const char *fields[] = { f_claim, NULL };
+
+			(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", plan->unmatched[i]);
+			manager_log(m, LOG_NOTICE, fields,
+				    "claim '%s' matches no device (for a UUID: the namespace's, or the one ndctl list -N "
+				    "shows)",
+				    plan->unmatched[i]);
+		}
+	}
+}
+
 void manager_notify_status(struct manager *m)
 {
 	size_t converged = 0, refused = 0, failed = 0, pending = 0, blocks = 0;
 	const struct pmemram_plan *plan = m->last ? m->last->plan : NULL;
+	char list[256];
 
 	for (size_t i = 0; plan && i < plan->n_verdicts; i++) {
 		const struct pmemram_device_verdict *v = &plan->verdicts[i];
@@ -347,8 +385,11 @@ void manager_notify_status(struct manager *m)
 		(void)sd_notifyf(false, "STATUS=waiting for %zu claims to match a device; %zu devices online (%zu blocks)",
 				 plan ? plan->n_unmatched : 0, converged, blocks);
 	else
-		(void)sd_notifyf(false, "STATUS=%zu devices online (%zu blocks), %zu pending, %zu refused, %zu failed%s",
+		(void)sd_notifyf(false,
+				 "STATUS=%zu devices online (%zu blocks), %zu pending, %zu refused, %zu failed%s%s%s",
 				 converged, blocks, pending, refused, failed,
+				 plan && plan->n_unmatched ? "; claims matching nothing: " : "",
+				 plan && plan->n_unmatched ? unmatched_list(plan, list, sizeof(list)) : "",
 				 m->config_error[0] ? "; last configuration reload failed" : "");
 }
 
@@ -414,6 +455,7 @@ int manager_reconcile(struct manager *m, const char *why)
 	m->last_error[0] = '\0';
 
 	log_verdicts(m, m->last ? m->last->plan : NULL, res->plan);
+	log_unmatched(m, m->last ? m->last->plan : NULL, res->plan);
 	if (res->n_results > 0 || r < 0)
 		mlog(m, r < 0 ? LOG_WARNING : LOG_INFO,
 		     "reconcile (%s): %zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64 " ms)", why,

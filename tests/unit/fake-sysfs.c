@@ -360,6 +360,7 @@ static int populate_nvdimm(const char *root)
 	CHECK(add_region(root, 1));
 	CHECK(add_namespace(root, 1, 0, "dax", 268435456ULL, FAKE_UUID_DEVDAX, "dax1.1"));
 	CHECK(add_dax(root, 1, "dax1.1", "namespace1.0", "dax1.0", "device_dax", 2, 268435456ULL, 0));
+	CHECK(fake_sysfs_write(root, NDBUS "/region1/dax1.1/uuid", "%s\n", FAKE_UUID_DEVDAX_INFO));
 	/* region2: fsdax through pfn2.1, disk pmem2 (mounted in the fake procfs) */
 	CHECK(add_region(root, 2));
 	CHECK(add_namespace(root, 2, 0, "memory", 536870912ULL, FAKE_UUID_FSDAX, "pfn2.1"));

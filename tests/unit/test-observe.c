@@ -114,7 +114,10 @@ static void test_observe(void **state)
 	assert_string_equal(v->devices[0].dax.name, "dax0.0");
 	assert_string_equal(v->devices[0].uuid, FAKE_UUID_KMEM);
 	assert_false(v->devices[0].mapped);
+	assert_string_equal(v->devices[0].info_uuid, ""); /* not in the tree: nothing to match */
 	assert_string_equal(v->devices[1].region, "region1");
+	assert_string_equal(v->devices[1].uuid, FAKE_UUID_DEVDAX);
+	assert_string_equal(v->devices[1].info_uuid, FAKE_UUID_DEVDAX_INFO);
 	assert_true(v->devices[1].mapped);
 	assert_string_equal(v->devices[1].mapped_by, FAKE_DAX_USER);
 	assert_int_equal(o->n_unreadable_processes, 0);

@@ -239,6 +239,22 @@ static size_t converge(struct world *w, const char *config_text)
 
 /* ---- cases ---------------------------------------------------------------------------- */
 
+/* ndctl list -N shows a devdax namespace's info-block UUID, not its label's: both match. */
+static void test_claim_by_info_uuid(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	d = world_with_dax(&w, PMEMRAM_DAX_DEVDAX);
+	strcpy(d->info_uuid, UUID2);
+	p = plan(&w, "[claim \"fast\"]\nmatch = uuid:" UUID2 "\n");
+	assert_int_equal(p->n_unmatched, 0);
+	assert_string_equal(p->verdicts[0].claim, "fast");
+	assert_string_equal(p->verdicts[0].matched_by, "info-uuid");
+	assert_int_equal(p->n_actions, 2 + 7);
+}
+
 static void test_fresh_devdax(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -259,6 +275,7 @@ static void test_fresh_devdax(void **state)
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
 		       "disable device_dax, bind kmem, then online 7 blocks as movable on node 2");
 	assert_int_equal(p->verdicts[0].n_blocks, 7);
+	assert_string_equal(p->verdicts[0].matched_by, "uuid");
 	assert_int_equal(p->n_unmatched, 0);
 	assert_false(pmemram_plan_has_refusals(p));
 	/* Taking dax0.0 from device_dax depends on whether a process maps it. */
@@ -693,7 +710,8 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fresh_devdax),   cmocka_unit_test(test_converged),
+		cmocka_unit_test(test_fresh_devdax),
+		cmocka_unit_test(test_claim_by_info_uuid),   cmocka_unit_test(test_converged),
 		cmocka_unit_test(test_partial),	       cmocka_unit_test(test_kill_anywhere),
 		cmocka_unit_test(test_unbound),	       cmocka_unit_test(test_unclaimed),
 		cmocka_unit_test(test_busy),	       cmocka_unit_test(test_too_small),

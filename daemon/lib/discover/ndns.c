@@ -94,7 +94,7 @@ static int read_ns_identity(struct pmemram_ctx *ctx, const char *ns, char *uuid,
 
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d)
 {
-	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "";
+	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "", info[64];
 	int r;
 
 	if (!ctx || !d)
@@ -118,6 +118,24 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 	}
 	strcpy(d->uuid, uuid);
 	strcpy(d->region, region);
+
+	/* The nd_dax device's own uuid is its info block's, the one ndctl list -N prints. */
+	d->info_uuid[0] = '\0';
+	if (ns[0]) {
+		r = path_printf(path, sizeof(path), DAX_DIR "/%s/../uuid", d->dax.name);
+		if (r < 0)
+			return r;
+		r = sysfs_read_string(ctx, path, info, sizeof(info));
+		if (sysfs_absent(ctx, r)) {
+			r = 0;
+			info[0] = '\0';
+		}
+		if (r < 0)
+			return r;
+		/* Not set yet, or not a UUID: nothing to match */
+		if (info[0] && pmemram_uuid_normalize(info) >= 0 && strlen(info) < sizeof(d->info_uuid))
+			strcpy(d->info_uuid, info);
+	}
 	return 0;
 }
 

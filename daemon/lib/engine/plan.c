@@ -142,6 +142,20 @@ static struct pmemram_device_verdict *add_verdict(struct builder *b, const char 
 	return v;
 }
 
+static const char *match_kind(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
+{
+	switch (c->match) {
+	case PMEMRAM_MATCH_UUID:
+		return d && d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0 ? "uuid" : "info-uuid";
+	case PMEMRAM_MATCH_DEVICE:
+		return "device";
+	case PMEMRAM_MATCH_REGION:
+		return "region";
+	default:
+		return "all-devdax";
+	}
+}
+
 _printf_(3, 4) static void set_verdict(struct pmemram_device_verdict *v, enum pmemram_reason reason,
 				       const char *format, ...)
 {
@@ -161,7 +175,9 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 {
 	switch (c->match) {
 	case PMEMRAM_MATCH_UUID:
-		return d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0;
+		/* The label's UUID, or the info block's: ndctl list -N shows the latter. */
+		return (d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0) ||
+		       (d->info_uuid[0] && strcasecmp(c->match_value, d->info_uuid) == 0);
 	case PMEMRAM_MATCH_DEVICE:
 		return streq(c->match_value, d->dax.name);
 	case PMEMRAM_MATCH_REGION:
@@ -334,6 +350,8 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	unsigned long first, end;
 	int r;
 
+	if (claim)
+		v->matched_by = match_kind(claim, d);
 	if (!claim) {
 		set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
 		return 0;

@@ -17,6 +17,7 @@
 struct pmemram_observed_dax {
 	struct pmemram_dax dax;			   /* from pmemram_dax_list_read() */
 	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
+	char info_uuid[PMEMRAM_UUID_STRING_MAX];   /* the devdax info block's, as ndctl list -N shows it */
 	char region[32];			   /* "region0"; "" when unknown */
 	bool mapped;				   /* /dev/daxX.Y mapped or held open by a process */
 	bool open_only;				   /* held open, mapped by nobody (found) */
@@ -117,6 +118,9 @@ enum pmemram_reason {
 struct pmemram_device_verdict {
 	char device[32]; /* dax device or namespace */
 	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* "" when ignored */
+	const char *matched_by; /* how the claim matched: "uuid" (the namespace label's), "info-uuid"
+				 * (the devdax info block's, which ndctl list shows), "device", "region",
+				 * "all-devdax"; NULL when ignored */
 	enum pmemram_verdict verdict;
 	enum pmemram_reason reason;
 	char text[PMEMRAM_PLAN_TEXT_MAX]; /* one line for logs and status */
