@@ -8,6 +8,8 @@ packages=(
 	build-essential autoconf automake libtool pkg-config git rsync
 	libdaxctl-dev libndctl-dev libudev-dev libsystemd-dev libnuma-dev
 	libjson-c-dev libcmocka-dev clang valgrind
+	# libFuzzer (tests/fuzz)
+	libclang-rt-14-dev
 	# kernel build
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git

@@ -4,6 +4,7 @@
 # VM scenario in tests/vm/scenarios.list.
 #
 # Usage: tests/run-all.sh [--unit-only | --vm-only] [SCENARIO-RUN-NAME...]
+# The unit part also runs the fuzz targets (tests/fuzz/run.sh) for 30 s each.
 # Ends with "N passed, N failed" counting every unit test and scenario.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/vm/common.sh"
@@ -116,6 +117,10 @@ if [ "$unit" = 1 ]; then
 		add_counts "valgrind + distcheck" "0 passed, 1 failed"
 	fi
 	timing "valgrind + distcheck" $(($(date +%s) - s))
+	# libFuzzer targets, 30 s each from their seed corpora: one test each.
+	s=$(date +%s)
+	add_counts "fuzz targets" "$("$repo/tests/fuzz/run.sh" || true)"
+	timing "fuzz targets" $(($(date +%s) - s))
 fi
 
 if [ "$vm" = 1 ]; then
