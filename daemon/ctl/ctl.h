@@ -6,7 +6,7 @@
 #include "pmemram.h"
 
 #define CTL_EXIT_OK 0
-#define CTL_EXIT_USAGE 1
+#define CTL_EXIT_USAGE 64 /* EX_USAGE, as pmemramd */
 #define CTL_EXIT_SYSTEM 2
 #define CTL_EXIT_CONFIG 3 /* configuration malformed or unreadable */
 #define CTL_EXIT_FAILED 4    /* the change was attempted and did not (fully) succeed: see the output */

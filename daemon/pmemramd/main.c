@@ -13,6 +13,7 @@
 #define DEFAULT_SETTLE_SEC 30
 #define DEFAULT_COALESCE_MSEC 200
 #define EXIT_CONFIG 78 /* EX_CONFIG: the unit does not restart on it */
+#define EXIT_USAGE 64  /* EX_USAGE, as pmemramctl */
 
 static void help(void)
 {
@@ -299,30 +300,30 @@ int main(int argc, char **argv)
 		case OPT_SETTLE:
 			if (parse_seconds(optarg, 3600, &settle) < 0) {
 				fprintf(stderr, "pmemramd: --settle-timeout: '%s' is not a number of seconds 0..3600\n", optarg);
-				return 2;
+				return EXIT_USAGE;
 			}
 			break;
 		case OPT_COALESCE:
 			if (parse_seconds(optarg, 10000, &coalesce) < 0) {
 				fprintf(stderr, "pmemramd: --coalesce-ms: '%s' is not a number of milliseconds 0..10000\n", optarg);
-				return 2;
+				return EXIT_USAGE;
 			}
 			break;
 		case OPT_OFFLINE_TIMEOUT:
 			if (parse_seconds(optarg, 86400, &offline_timeout) < 0) {
 				fprintf(stderr, "pmemramd: --offline-timeout: '%s' is not a number of seconds 0..86400\n",
 					optarg);
-				return 2;
+				return EXIT_USAGE;
 			}
 			break;
 		default:
 			fprintf(stderr, "Try 'pmemramd --help' for more information.\n");
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "pmemramd: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return EXIT_USAGE;
 	}
 
 	m.settle_usec = (uint64_t)settle * 1000000;

@@ -394,7 +394,7 @@ static void test_claim_invalid(void **state)
 
 	/* A value cannot smuggle lines into the file. */
 	newline = RUN(state, "claim", "bad", "--uuid", UUID "\nconvert = yes");
-	assert_int_equal(newline->status, 1);
+	assert_int_equal(newline->status, 64);
 	assert_non_null(strstr(newline->err, "pmemramctl claim: --uuid: invalid value"));
 	free(after);
 	after = snapshot(state);
@@ -452,7 +452,7 @@ static void test_claim_usage(void **state)
 		_cleanup_(freep) char *expected = NULL;
 
 		assert_true(asprintf(&expected, "%sTry 'pmemramctl --help' for more information.\n", cases[i].err) >= 0);
-		assert_int_equal(run->status, 1);
+		assert_int_equal(run->status, 64);
 		assert_string_equal(run->err, expected);
 		assert_string_equal(run->out, "");
 	}
@@ -496,7 +496,7 @@ static void test_unclaim_removes(void **state)
 	assert_string_equal(listing, "pmemram.conf.d 40755\n");
 
 	again = RUN(state, "unclaim", "x");
-	assert_int_equal(again->status, 1);
+	assert_int_equal(again->status, 64);
 	free(expected);
 	assert_true(asprintf(&expected, "pmemramctl unclaim: no claim 'x' in %s\n", ENV(state)->conf) >= 0);
 	assert_string_equal(again->err, expected);

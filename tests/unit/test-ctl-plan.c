@@ -250,9 +250,9 @@ static void test_usage(void **state)
 
 	assert_int_equal(help->status, 0);
 	assert_non_null(strstr(help->out, "Usage: pmemramctl plan [--json] [--config DIR]"));
-	assert_int_equal(extra->status, 1);
+	assert_int_equal(extra->status, 64);
 	assert_non_null(strstr(extra->err, "unexpected argument 'extra'"));
-	assert_int_equal(missing->status, 1);
+	assert_int_equal(missing->status, 64);
 }
 
 #define PLAN_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)

@@ -201,11 +201,11 @@ static void test_usage(void **state)
 		int status;
 		const char *needle;
 	} cases[] = {
-		{ NULL, NULL, 1, "missing command" },
-		{ "frobnicate", NULL, 1, "unknown command 'frobnicate'" },
-		{ "--bogus", "status", 1, "unrecognized option '--bogus'" },
-		{ "status", "-x", 1, "invalid option -- 'x'" },
-		{ "status", "extra", 1, "unexpected argument 'extra'" },
+		{ NULL, NULL, 64, "missing command" },
+		{ "frobnicate", NULL, 64, "unknown command 'frobnicate'" },
+		{ "--bogus", "status", 64, "unrecognized option '--bogus'" },
+		{ "status", "-x", 64, "invalid option -- 'x'" },
+		{ "status", "extra", 64, "unexpected argument 'extra'" },
 		{ "--help", NULL, 0, "Usage: pmemramctl" },
 		{ "status", "--help", 0, "Usage: pmemramctl status" },
 		{ "--version", NULL, 0, "pmemramctl " PACKAGE_VERSION },

@@ -212,12 +212,12 @@ static void test_cache_report_errors(void **state)
 	write_entries(ENV(state)->proc, 778, 0x400000, hidden, 1);
 	run = run_ctl_env((const char *const[]){ NULL },
 			  (const char *const[]){ "cache-report", "--pid", "1", "--cache-size", "1.5G", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "--cache-size '1.5G'"));
 	free(TAKE_PTR(run));
 
 	run = run_ctl_env((const char *const[]){ NULL }, (const char *const[]){ "cache-report", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "at least one --pid"));
 	free(TAKE_PTR(run));
 

@@ -330,11 +330,11 @@ static void test_cli_errors(void **state)
 	free(TAKE_PTR(run));
 
 	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "--dry-run", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "--dry-run goes with apply"));
 	free(TAKE_PTR(run));
 	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "now", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	cli_done(&c);
 }
 

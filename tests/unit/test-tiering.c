@@ -171,11 +171,11 @@ static void test_ctl_classes(void **state)
 	free(TAKE_PTR(run));
 
 	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "nope", "--", "true", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "no class \"nope\""));
 	free(TAKE_PTR(run));
 	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "local", NULL });
-	assert_int_equal(run->status, 1);
+	assert_int_equal(run->status, 64);
 	free(TAKE_PTR(run));
 	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "local", "--", "/nonexistent/x", NULL });
 	assert_int_equal(run->status, 127);
