@@ -236,6 +236,7 @@ static struct json_object *dispatch(struct client *c, struct json_object *req)
 	struct json_object *v;
 	const char *cmd, *device = NULL;
 	bool root = c->cred.uid == 0;
+	char shown[64];
 
 	if (!json_object_is_type(req, json_type_object) || !json_object_object_get_ex(req, "command", &v) ||
 	    !json_object_is_type(v, json_type_string))
@@ -247,14 +248,15 @@ static struct json_object *dispatch(struct client *c, struct json_object *req)
 	if (streq(cmd, "status"))
 		return do_status(m);
 	if (!streq(cmd, "reconcile") && !streq(cmd, "reload") && !streq(cmd, "release") && !streq(cmd, "reclaim"))
-		return reply_error(EINVAL, "unknown command '%s'", cmd);
+		/* Anyone's bytes: escaped before they reach a reply or the journal. */
+		return reply_error(EINVAL, "unknown command '%s'", pmemram_name_escape(cmd, shown, sizeof(shown)));
 	if (!root) {
 		mlog(m, LOG_NOTICE, "refused '%s' from uid %u (pid %d): only root may change the system", cmd,
 		     (unsigned)c->cred.uid, (int)c->cred.pid);
 		return reply_error(EPERM, "'%s' needs root (you are uid %u)", cmd, (unsigned)c->cred.uid);
 	}
-	mlog(m, LOG_INFO, "'%s%s%s' requested by pid %d", cmd, device ? " " : "", device ? device : "",
-	     (int)c->cred.pid);
+	mlog(m, LOG_INFO, "'%s%s%s' requested by pid %d", cmd, device ? " " : "",
+	     device ? pmemram_name_escape(device, shown, sizeof(shown)) : "", (int)c->cred.pid);
 	if (streq(cmd, "reconcile"))
 		return do_reconcile(m, "requested");
 	if (streq(cmd, "reload"))
