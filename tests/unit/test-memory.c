@@ -118,17 +118,22 @@ static void test_unlinked_block_zones_not_read(void **state)
 	assert_int_equal(m->blocks[4].zones.first, PMEMRAM_ZONE_NONE);
 }
 
-/* A block removed between the directory listing and the read of its files is left out; a block
- * that is there but cannot be read still fails the read (test_failures). */
+/* A block removed between the directory listing and the read of its files is left out, whether its
+ * directory is gone or only its attributes (the kernel removes those first); a block that is there
+ * but cannot be parsed still fails the read (test_failures). */
 static void test_block_removed_while_read(void **state)
 {
 	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
 
 	/* What the listing sees of a block whose directory is gone by the time it is opened. */
 	assert_int_equal(fake_sysfs_symlink(ENV(state)->root, "devices/system/memory/memory9", "memory-gone"), 0);
+	/* And one whose attributes went first. */
+	assert_int_equal(fake_env_break(ENV(state), "devices/system/memory/memory3/state", NULL), 0);
 	assert_int_equal(pmemram_memory_read(ENV(state)->ctx, &m), 0);
-	assert_int_equal(m->n_blocks, 5);
-	assert_int_equal(m->blocks[4].id, 4);
+	assert_int_equal(m->n_blocks, 4);
+	assert_int_equal(m->blocks[2].id, 2);
+	assert_int_equal(m->blocks[3].id, 4);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
 static int read_memory(struct pmemram_ctx *ctx)
@@ -153,7 +158,7 @@ static void test_failures(void **state)
 		{ "devices/system/memory/auto_online_blocks", "sometimes\n", -EINVAL, NULL },
 		{ "devices/system/memory/memory33/state", "half-online\n", -EINVAL, NULL },
 		{ "devices/system/memory/memory33/valid_zones", "Movable Bogus\n", -EINVAL, NULL },
-		{ "devices/system/memory/memory8/phys_index", NULL, -ENOENT, NULL },
+		{ "devices/system/memory/memory8/phys_index", "zz\n", -EINVAL, NULL },
 	};
 
 	fake_expect_failures(FAKE_KERNEL_HMAT, cases, ELEMENTSOF(cases), read_memory);

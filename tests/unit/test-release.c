@@ -698,10 +698,10 @@ static void test_refusals(void **state)
 
 	/* an unreadable tree names the file */
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/devices/" DEVICE "/resource", "0x100000000\n"), 0);
-	assert_int_equal(fake_env_break(f->env, "devices/system/memory/memory36/valid_zones", NULL), 0);
-	assert_int_equal(run(f, DEVICE, false, &r), -ENOENT);
+	assert_int_equal(fake_env_break(f->env, "devices/system/memory/memory36/valid_zones", "Bogus\n"), 0);
+	assert_int_equal(run(f, DEVICE, false, &r), -EINVAL);
 	assert_int_equal(r->outcome, PMEMRAM_RELEASE_REFUSED);
-	assert_non_null(strstr(r->reason, "dax0.0: cannot read the memory blocks: No such file or directory ("));
+	assert_non_null(strstr(r->reason, "dax0.0: cannot read the memory blocks: Invalid argument ("));
 	assert_non_null(strstr(r->reason, "/devices/system/memory/memory36/valid_zones)"));
 	assert_true(fake_env_error_path_is(f->env, "devices/system/memory/memory36/valid_zones"));
 	r = pmemram_release_report_free(r);
