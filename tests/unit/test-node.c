@@ -110,6 +110,19 @@ static void test_failures(void **state)
 	fake_expect_failures(FAKE_KERNEL_HMAT, cases, ELEMENTSOF(cases), read_topology);
 }
 
+/* The kernel drops a tier when its last node goes (kmem unbound): one listed but gone by the time
+ * its nodelist is read is left out, and its nodes have no tier. */
+static void test_tier_removed_while_read(void **state)
+{
+	_cleanup_(pmemram_topology_freep) struct pmemram_topology *t = NULL;
+
+	assert_int_equal(fake_env_break(ENV(state), "devices/virtual/memory_tiering/memory_tier22/nodelist", NULL), 0);
+	assert_int_equal(pmemram_topology_read(ENV(state)->ctx, &t), 0);
+	assert_int_equal(pmemram_topology_find_node(t, 0)->tier, 4);
+	assert_int_equal(pmemram_topology_find_node(t, 2)->tier, -1);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -118,6 +131,7 @@ int main(void)
 		FAKE_TEST(test_hmat_nodes, fake_env_setup_hmat),
 		FAKE_TEST(test_stock_nodes, fake_env_setup_stock),
 		FAKE_TEST(test_complex_cache, fake_env_setup_hmat),
+		FAKE_TEST(test_tier_removed_while_read, fake_env_setup_hmat),
 		cmocka_unit_test(test_failures),
 	};
 

@@ -141,6 +141,12 @@ static int read_tiers(struct pmemram_ctx *ctx, struct pmemram_topology *t)
 		if (r < 0)
 			return r;
 		r = sysfs_read_nodemask(ctx, path, &nodes);
+		/* The kernel drops a tier when its last node goes (kmem unbound): gone since the listing. */
+		if (sysfs_absent(ctx, r)) {
+			log_debug(ctx, "%s: removed while being read", dir.names[i]);
+			pmemram_ctx_clear_error(ctx);
+			continue;
+		}
 		if (r < 0)
 			return r;
 
