@@ -21,7 +21,7 @@ if [ "${PMEMRAM_BOOT:-1}" = 1 ]; then
 	exit 0
 fi
 
-plan 12
+plan 13
 read -r dev u <"$PMEMRAM_OUT/boot-device"
 note "second boot: $dev, namespace $u"
 n=$(dev_blocks "$dev" | grep -c .)
@@ -57,5 +57,13 @@ is "daxctl says movable" "$(dj movable)" true
 is "the daemon's blocks_done = daxctl's total_memblocks" \
 	"$(pmemramctl status --json | jq -r --arg d "$dev" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .blocks_done')" \
 	"$(dj total_memblocks)"
+
+# The unit's sandbox, as the guest's systemd rates it (pmemramd(8) lists what is left and why);
+# the daemon did its work above under it.
+security=$(systemd-analyze security pmemramd.service 2>&1)
+score=$(sed -n 's/.*Overall exposure level for pmemramd.service: \([0-9.]*\).*/\1/p' <<<"$security")
+note "figure: systemd-analyze security pmemramd.service: ${score:-none}"
+ok "systemd-analyze security rates pmemramd.service 3.0 or better (got ${score:-none})" \
+	awk -v s="${score:-99}" 'BEGIN { exit !(s + 0 <= 3.0) }'
 
 done_testing
