@@ -13,7 +13,7 @@ repo=$(cd "$here/../.." && pwd)
 cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
 build=$cache/build/fuzz
 seconds=${PMEMRAM_FUZZ_SECONDS:-30}
-targets=(fuzz-config fuzz-cmdline fuzz-udev-rules fuzz-parsers fuzz-request)
+targets=(fuzz-config fuzz-cmdline fuzz-udev-rules fuzz-parsers fuzz-request fuzz-bootfile)
 
 while getopts t:h opt; do
 	case $opt in
