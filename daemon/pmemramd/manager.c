@@ -208,10 +208,11 @@ int manager_unhold(struct manager *m, const char *device)
 }
 
 /* A hold stands for the memory of one device given back.  It goes when the device is gone, when
- * another device took its name (a namespace destroyed and created again), and when the device is
- * still bound to kmem: a release that never ended (the daemon was killed or crashed in it) gave
- * nothing back, and reconcile puts any block it offlined back online. */
-void manager_drop_stale_holds(struct manager *m)
+ * another device took its name (a namespace destroyed and created again), and, at start, when the
+ * device is still bound to kmem: a release that never ended (the daemon was killed or crashed in
+ * it) gave nothing back, and reconcile puts any block it offlined back online.  While the daemon
+ * runs, a hold on a kmem device is one a release left incomplete on purpose: it stays. */
+void manager_drop_stale_holds(struct manager *m, bool at_start)
 {
 	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	int r;
@@ -239,7 +240,7 @@ void manager_drop_stale_holds(struct manager *m)
 			 !streq(now, m->held_id[i]))
 			(void)snprintf(why, sizeof(why), "another device has its name now (%s, the hold was for %s)", now,
 				       m->held_id[i]);
-		else if (d->mode == PMEMRAM_DAX_SYSTEM_RAM)
+		else if (at_start && d->mode == PMEMRAM_DAX_SYSTEM_RAM)
 			(void)snprintf(why, sizeof(why),
 				       "still bound to kmem, an earlier release did not end; its memory was not given back");
 		else
@@ -259,7 +260,7 @@ int manager_load_held(struct manager *m)
 	r = pmemram_held_read(m->runtime_dir, m->held, m->held_id, &m->n_held);
 	if (r < 0)
 		return r;
-	manager_drop_stale_holds(m);
+	manager_drop_stale_holds(m, true);
 	for (size_t i = 0; i < m->n_held; i++)
 		mlog(m, LOG_INFO, "%s: still held by an earlier release (%s/" PMEMRAM_HELD_FILE ")", m->held[i],
 		     m->runtime_dir);
@@ -436,7 +437,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		return -EBUSY;
 	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
-	manager_drop_stale_holds(m);
+	manager_drop_stale_holds(m, false);
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
 	m->n_reconciles++;
 	m->last_r = r;

@@ -110,8 +110,9 @@ int manager_hold(struct manager *m, const char *device);
 int manager_unhold(struct manager *m, const char *device);
 bool manager_is_held(const struct manager *m, const char *device);
 int manager_load_held(struct manager *m);
-/* Drop the holds that stand for nothing given back any more (see manager.c), logging why. */
-void manager_drop_stale_holds(struct manager *m);
+/* Drop the holds that stand for nothing given back any more (see manager.c), logging why; at_start
+ * also those on devices still bound to kmem (a release the daemon did not live to finish). */
+void manager_drop_stale_holds(struct manager *m, bool at_start);
 void manager_notify_status(struct manager *m);
 /* Apply progress callback (userdata: the manager): pings the watchdog, logs the step at debug. */
 struct pmemram_action;
