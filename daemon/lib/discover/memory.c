@@ -171,9 +171,9 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 
 		r = read_block(ctx, dir.names[i], &m->blocks[m->n_blocks]);
 		/* Hot-remove took the block away after the listing: its directory is gone, or going
-		 * (the kernel removes a device's attributes before its directory).  It is simply not
-		 * there any more. */
-		if (r < 0 && (sysfs_absent(ctx, r) ||
+		 * (the kernel removes a device's attributes before its directory; a file opened just
+		 * before reads ENODEV).  It is simply not there any more. */
+		if (r < 0 && (sysfs_absent(ctx, r) || r == -ENODEV ||
 			      (path_printf(path, sizeof(path), MEMORY_DIR "/%s", dir.names[i]) >= 0 &&
 			       sysfs_exists(ctx, path) == 0))) {
 			log_debug(ctx, "%s: removed while being read", dir.names[i]);

@@ -142,7 +142,7 @@ static int read_tiers(struct pmemram_ctx *ctx, struct pmemram_topology *t)
 			return r;
 		r = sysfs_read_nodemask(ctx, path, &nodes);
 		/* The kernel drops a tier when its last node goes (kmem unbound): gone since the listing. */
-		if (sysfs_absent(ctx, r)) {
+		if (sysfs_absent(ctx, r) || r == -ENODEV) {
 			log_debug(ctx, "%s: removed while being read", dir.names[i]);
 			pmemram_ctx_clear_error(ctx);
 			continue;
