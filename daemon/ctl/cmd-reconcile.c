@@ -26,6 +26,7 @@ static void held_read(struct pmemram_ctx *ctx, struct held *h)
 {
 	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
 	char *ids[PMEMRAM_HELD_MAX] = {}, dir[PATH_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	size_t n = 0;
 
 	h->n = 0;
@@ -36,9 +37,17 @@ static void held_read(struct pmemram_ctx *ctx, struct held *h)
 	/* Unreadable is as good as absent here: pmemramd, when it runs, applies the holds itself. */
 	if (pmemram_held_read(dir, h->names, ids, &n) < 0)
 		return;
+	if (n > 0 && pmemram_dax_list_read(ctx, &l) < 0)
+		l = NULL; /* then no identity can be checked: every hold with one is stale */
+	pmemram_ctx_clear_error(ctx);
 	for (size_t i = 0; i < n; i++) {
-		bool stale = ids[i] && (pmemram_dax_identity_read(ctx, h->names[i], now, sizeof(now)) < 0 ||
-					!streq(now, ids[i]));
+		const struct pmemram_dax *d = NULL;
+		bool stale;
+
+		for (size_t k = 0; l && k < l->n_devices; k++)
+			if (streq(l->devices[k].name, h->names[i]))
+				d = &l->devices[k];
+		stale = ids[i] && (!d || pmemram_dax_identity(ctx, d, now, sizeof(now)) < 0 || !streq(now, ids[i]));
 
 		pmemram_ctx_clear_error(ctx);
 		free(ids[i]);

@@ -236,7 +236,7 @@ void manager_drop_stale_holds(struct manager *m, bool at_start)
 				d = &l->devices[k];
 		if (!d)
 			(void)snprintf(why, sizeof(why), "the device is gone");
-		else if (m->held_id[i] && pmemram_dax_identity_read(m->ctx, name, now, sizeof(now)) >= 0 &&
+		else if (m->held_id[i] && pmemram_dax_identity(m->ctx, d, now, sizeof(now)) >= 0 &&
 			 !streq(now, m->held_id[i]))
 			(void)snprintf(why, sizeof(why), "another device has its name now (%s, the hold was for %s)", now,
 				       m->held_id[i]);

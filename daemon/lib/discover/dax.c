@@ -103,24 +103,14 @@ done:
 	return 0;
 }
 
-int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
+int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax, char *buf, size_t size)
 {
-	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	struct pmemram_observed_dax d = {};
-	const struct pmemram_dax *found = NULL;
 	int r;
 
-	if (!ctx || !pmemram_dax_name_is_valid(device) || !buf || size == 0)
+	if (!ctx || !dax || !buf || size == 0)
 		return -EINVAL;
-	r = pmemram_dax_list_read(ctx, &l);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < l->n_devices; i++)
-		if (streq(l->devices[i].name, device))
-			found = &l->devices[i];
-	if (!found)
-		return -ENODEV;
-	d.dax = *found;
+	d.dax = *dax;
 	r = pmemram_dax_namespace_read(ctx, &d);
 	if (r < 0)
 		return r;
@@ -131,4 +121,20 @@ int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char 
 	else
 		return -EACCES; /* the physical address is root's to read */
 	return r < 0 || (size_t)r >= size ? -ENAMETOOLONG : 0;
+}
+
+int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	int r;
+
+	if (!ctx || !pmemram_dax_name_is_valid(device) || !buf || size == 0)
+		return -EINVAL;
+	r = pmemram_dax_list_read(ctx, &l);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_devices; i++)
+		if (streq(l->devices[i].name, device))
+			return pmemram_dax_identity(ctx, &l->devices[i], buf, size);
+	return -ENODEV;
 }
