@@ -123,6 +123,20 @@ static void test_tier_removed_while_read(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* A node whose last memory went (kmem unbound) leaves the online list and loses its directory:
+ * one listed but gone by the time it is read is left out, not an error. */
+static void test_node_removed_while_read(void **state)
+{
+	_cleanup_(pmemram_topology_freep) struct pmemram_topology *t = NULL;
+
+	assert_int_equal(fake_sysfs_remove(ENV(state)->root, "devices/system/node/node2"), 0);
+	assert_int_equal(pmemram_topology_read(ENV(state)->ctx, &t), 0);
+	assert_int_equal(t->n_nodes, 2);
+	assert_non_null(pmemram_topology_find_node(t, 1));
+	assert_null(pmemram_topology_find_node(t, 2));
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -132,6 +146,7 @@ int main(void)
 		FAKE_TEST(test_stock_nodes, fake_env_setup_stock),
 		FAKE_TEST(test_complex_cache, fake_env_setup_hmat),
 		FAKE_TEST(test_tier_removed_while_read, fake_env_setup_hmat),
+		FAKE_TEST(test_node_removed_while_read, fake_env_setup_hmat),
 		cmocka_unit_test(test_failures),
 	};
 

@@ -157,6 +157,26 @@ static int read_tiers(struct pmemram_ctx *ctx, struct pmemram_topology *t)
 	return 0;
 }
 
+static int read_node(struct pmemram_ctx *ctx, struct pmemram_node *n)
+{
+	int r;
+
+	r = read_mem_total(ctx, n);
+	if (r >= 0)
+		r = read_caches(ctx, n);
+	if (r >= 0)
+		r = read_access0(ctx, n);
+	return r;
+}
+
+/* Whether nodeN's directory is gone. */
+static bool node_gone(struct pmemram_ctx *ctx, int id)
+{
+	char path[64];
+
+	return path_printf(path, sizeof(path), NODE_DIR "/node%d", id) >= 0 && sysfs_exists(ctx, path) == 0;
+}
+
 struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t)
 {
 	if (!t)
@@ -205,13 +225,15 @@ int pmemram_topology_read(struct pmemram_ctx *ctx, struct pmemram_topology **ret
 		n->has_cpu = pmemram_nodemask_test(&t->has_cpu, (unsigned)id);
 		n->has_memory = pmemram_nodemask_test(&t->has_memory, (unsigned)id);
 
-		r = read_mem_total(ctx, n);
-		if (r < 0)
-			return r;
-		r = read_caches(ctx, n);
-		if (r < 0)
-			return r;
-		r = read_access0(ctx, n);
+		r = read_node(ctx, n);
+		/* The kernel takes a node away when its last memory goes (kmem unbound): it was in the
+		 * online list, and its directory is gone, or going (its attributes read ENODEV). */
+		if (r == -ENODEV || (r == -ENOENT && node_gone(ctx, id))) {
+			log_debug(ctx, "node%d: removed while being read", id);
+			pmemram_ctx_clear_error(ctx);
+			t->n_nodes--;
+			continue;
+		}
 		if (r < 0)
 			return r;
 	}
