@@ -243,7 +243,7 @@ for e in "${envs[@]+"${envs[@]}"}"; do
 done >"$run/share/scenario.env"
 
 qargs=()
-kargs=(root=/dev/vda rw console=ttyS0 panic=5 "pmemram.scenario=$scenario")
+kargs=(root=/dev/vda rw console=ttyS0 panic=5 nokaslr "pmemram.scenario=$scenario")
 topology_args "$topology"
 # shellcheck disable=SC2206 # extra arguments are split on purpose
 kargs+=($append)
@@ -282,13 +282,47 @@ retried=0
 problems=()
 notes=()
 boot_limit=${PMEMRAM_BOOT_LIMIT:-300} # seconds from QEMU start to the scenario start
+# sample_cpus: where each vCPU is, five times a second apart, with the
+# kernel symbol of each instruction pointer, into $run/cpus-at-timeout.txt.
+# Taken just before a run times out: a guest that hangs with interrupts off
+# prints nothing on its console, and this is then the only trace of it.
+sample_cpus() {
+	local i regs
+	for ((i = 1; i <= 5; i++)); do
+		echo "== sample $i"
+		regs=$(hmp "info registers -a") || {
+			echo "$regs"
+			return
+		}
+		grep -o 'RIP=[0-9a-f]*' <<<"$regs" | cut -d= -f2 |
+			while read -r rip; do
+				printf '%s %s\n' "$rip" "$(rip_symbol "$rip")"
+			done
+		sleep 1
+	done >"$run/cpus-at-timeout.txt" 2>&1
+}
+# rip_symbol ADDR: the System.map symbol at or below ADDR, as sym+0xoff.
+rip_symbol() {
+	awk -v a="$1" '
+		function h(s,  i, v) { v = 0; s = tolower(s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		BEGIN { t = h(a) }
+		{ v = h($1); if (v <= t && v > best) { best = v; name = $3 } }
+		END { if (name != "") printf "%s+0x%x\n", name, t - best; else print "?" }' \
+		"$kernel_out/System.map"
+}
 # boot_once: one QEMU run within what is left of the timeout; rc is its exit
 # status, or "hung" when the scenario did not start within boot_limit.
 boot_once() {
-	local q waited=0
+	local q waited=0 sampled=0
 	timeout -k 10 "$left" qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.log" 2>&1 &
 	q=$!
 	while kill -0 "$q" 2>/dev/null; do
+		if [ "$sampled" = 0 ] && [ "$waited" -ge $((left - 20)) ]; then
+			sampled=1
+			sample_cpus
+		fi
 		if [ ! -e "$run/share/out/uptime-at-start" ] && [ "$waited" -ge "$boot_limit" ]; then
 			kill "$q" 2>/dev/null
 			wait "$q" 2>/dev/null || true
@@ -347,7 +381,11 @@ elapsed=$(printf '%.1f' "$elapsed")
 # Verdict.
 case $rc in
 0 | hung) ;;
-124 | 137) problems+=("timed out after ${timeout_s}s") ;;
+124 | 137)
+	problems+=("timed out after ${timeout_s}s")
+	[ ! -s "$run/cpus-at-timeout.txt" ] ||
+		problems+=("vCPUs just before the timeout: $(awk '!/^==/ { print $2 }' "$run/cpus-at-timeout.txt" | sort | uniq -c | sort -rn | head -n 4 | awk '{ printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1 }') (cpus-at-timeout.txt)")
+	;;
 *) problems+=("qemu exited with status $rc: $(tail -n 3 "$run/qemu.log" | tr '\n' ' ')") ;;
 esac
 # Every boot's TAP counts: each must have its plan complete, no failure, no
