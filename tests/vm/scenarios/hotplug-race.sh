@@ -49,9 +49,27 @@ stop=$PMEMRAM_OUT/reader.stop
 ) &
 reader=$!
 
+# A round that makes no progress for 150 s has the kernel print every
+# blocked task and every CPU's stack (SysRq w and l) before run.sh's
+# timeout, so that a hang leaves its stacks in the kernel log.
+progress=$PMEMRAM_OUT/round.progress
+touch "$progress"
+(
+	echo 1 >/proc/sys/kernel/sysrq
+	while sleep 10; do
+		[ $(($(date +%s) - $(stat -c %Y "$progress"))) -ge 150 ] || continue
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		touch "$progress"
+	done
+) &
+watchdog=$!
+
 for ((i = 1; i <= rounds; i++)); do
+	touch "$progress"
 	daxctl reconfigure-device --mode=system-ram "$dev" >/dev/null 2>>"$PMEMRAM_OUT/daxctl.err" ||
 		note "round $i: daxctl reconfigure-device --mode=system-ram failed"
+	touch "$progress"
 	is "round $i: all $n blocks of $dev online as Movable" "$(dev_state "$dev")" "$n online Movable"
 	daxctl reconfigure-device --mode=devdax -f "$dev" >/dev/null 2>>"$PMEMRAM_OUT/daxctl.err" ||
 		note "round $i: daxctl reconfigure-device --mode=devdax failed"
@@ -59,6 +77,7 @@ for ((i = 1; i <= rounds; i++)); do
 		"$(dev_driver "$dev") $(dev_state "$dev")" "device_dax $n absent"
 done
 
+kill "$watchdog"
 touch "$stop"
 wait "$reader"
 reads=$(grep -c . "$PMEMRAM_OUT/reader.txt")
