@@ -447,7 +447,7 @@ static void test_default_block_write(void **state)
 	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, &o, &report), -EIO);
 	assert_string_equal(block_file(f, 41, "state"), "online_movable");
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO,
-		      "memory41: online_movable rejected: Input/output error (valid_zones: Movable Normal)");
+		      "memory41: online_movable took no effect: state online_movable (valid_zones: Movable Normal)");
 }
 
 static double seconds_since(const struct timespec *t0)

@@ -64,6 +64,8 @@ int sysfs_read_u64_attrs(struct pmemram_ctx *ctx, const char *dir, const char *c
 int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size);
 /* 1 if path exists, 0 if not, -errno on other failures. */
 int sysfs_exists(struct pmemram_ctx *ctx, const char *path);
+/* Write value, nothing read back; with timeout_usec > 0 written by a child process as below. */
+int sysfs_write_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, uint64_t timeout_usec);
 /* Write value, re-read and compare against expect (value when NULL); -EIO on mismatch. */
 int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect);
 /* The same, the write done by a child process that is killed after timeout_usec (0: no bound,
@@ -97,8 +99,11 @@ struct memblock_view {
 	int state_id; /* enum pmemram_block_state */
 	int zone;     /* first word of valid_zones: the current zone when online */
 };
-/* 0 with ret->present false for an absent block; -errno when a present block cannot be read. */
+/* 0 with ret->present false for an absent block; -errno when a present block cannot be read.
+ * valid_zones is read only for an online block (its zone); memblock_view_read_zones() reads it
+ * for any block with a node, for messages. */
 int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret);
+int memblock_view_read_zones(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *v);
 
 /* Numeric suffix of name after prefix ("memory32" -> 32); -EINVAL when not all digits. */
 int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret);

@@ -358,10 +358,8 @@ static int store_bounded(int dir_fd, const char *path, const char *value, uint64
 	return r;
 }
 
-int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect,
-			       uint64_t timeout_usec)
+int sysfs_write_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, uint64_t timeout_usec)
 {
-	char buf[SYSFS_ATTR_MAX];
 	int dir_fd, r;
 
 	if (!ctx || !path || !value)
@@ -376,6 +374,19 @@ int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const 
 			  timeout_usec / 1000);
 	if (r < 0)
 		return fail(ctx, path, r);
+	log_debug(ctx, "%s: wrote \"%s\"", path, value);
+	return 0;
+}
+
+int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect,
+			       uint64_t timeout_usec)
+{
+	char buf[SYSFS_ATTR_MAX];
+	int r;
+
+	r = sysfs_write_bounded(ctx, path, value, timeout_usec);
+	if (r < 0)
+		return r;
 
 	r = sysfs_read_string(ctx, path, buf, sizeof(buf));
 	if (r < 0)
@@ -385,8 +396,6 @@ int sysfs_write_verify_bounded(struct pmemram_ctx *ctx, const char *path, const 
 		log_debug(ctx, "%s: wrote \"%s\", reads back \"%s\"", path, value, buf);
 		return fail(ctx, path, -EIO);
 	}
-
-	log_debug(ctx, "%s: wrote \"%s\"", path, value);
 	return 0;
 }
 

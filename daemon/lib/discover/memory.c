@@ -83,7 +83,6 @@ static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_
 int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret)
 {
 	struct memblock_view v = { .node = -1, .state_id = -1, .zone = -1 };
-	struct pmemram_zones zones;
 	char dir[64], path[96];
 	int r;
 
@@ -103,18 +102,36 @@ int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memb
 		return r;
 	v.state_id = pmemram_block_state_from_string(v.state);
 
+	/* The zone matters once the block is online; an offline block's valid zones are read only
+	 * for a message, by memblock_view_read_zones(). */
+	if (v.state_id == PMEMRAM_BLOCK_ONLINE) {
+		r = memblock_view_read_zones(ctx, block, &v);
+		if (r < 0)
+			return r;
+	} else
+		(void)snprintf(v.zones, sizeof(v.zones), "not read");
+	*ret = v;
+	return 0;
+}
+
+int memblock_view_read_zones(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *v)
+{
+	struct pmemram_zones zones;
+	char path[96];
+	int r;
+
 	/* Not before the node link: see read_block(). */
-	if (v.node < 0) {
-		(void)snprintf(v.zones, sizeof(v.zones), "not read, no node yet");
-		*ret = v;
+	if (v->node < 0) {
+		(void)snprintf(v->zones, sizeof(v->zones), "not read, no node yet");
 		return 0;
 	}
-	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "valid_zones"), v.zones, sizeof(v.zones));
+	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/valid_zones", block);
+	if (r >= 0)
+		r = sysfs_read_string(ctx, path, v->zones, sizeof(v->zones));
 	if (r < 0)
 		return r;
-	if (pmemram_parse_valid_zones(v.zones, &zones) >= 0)
-		v.zone = (int)zones.first;
-	*ret = v;
+	if (pmemram_parse_valid_zones(v->zones, &zones) >= 0)
+		v->zone = (int)zones.first;
 	return 0;
 }
 

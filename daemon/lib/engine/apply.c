@@ -122,6 +122,7 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 	if (block_reached(&v, zone))
 		return block_success(run, block, &v, zone, r < 0);
 
+	(void)memblock_view_read_zones(run->ctx, block, &v);
 	if (r == -EBUSY && zone < 0)
 		return fail(run, r, "memory%lu: could not be offlined (pages in use): %s", block, strerror(-r));
 	if (r < 0)
@@ -156,11 +157,9 @@ int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, _unused_ void *user
 	r = path_printf(path, sizeof(path), MEMORY_DIR "/memory%lu/state", block);
 	if (r < 0)
 		return r;
-	/* "online_movable" and "online_kernel" read back as "online".  Offlining may never end on
-	 * its own (pages that cannot migrate): bounded by the context's offline timeout. */
-	if (streq(value, "offline"))
-		return sysfs_write_verify_bounded(ctx, path, value, "offline", pmemram_ctx_get_offline_timeout(ctx));
-	return sysfs_write_verify(ctx, path, value, "online");
+	/* Nothing read back here: block_set() reads the state once after the write.  Offlining may
+	 * never end on its own (pages that cannot migrate): bounded by the context's offline timeout. */
+	return sysfs_write_bounded(ctx, path, value, streq(value, "offline") ? pmemram_ctx_get_offline_timeout(ctx) : 0);
 }
 
 /* ---- devices ------------------------------------------------------------------------ */

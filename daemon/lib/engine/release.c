@@ -293,6 +293,7 @@ static int offline_block(struct run *run, struct pmemram_release_block *b, size_
 				    "memory%lu: could not be offlined: the kernel could not migrate its pages away "
 				    "(unmovable or pinned pages in use): %s",
 				    b->id, strerror(-r));
+	(void)memblock_view_read_zones(run->ctx, b->id, &v);
 	if (r < 0)
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
 				    "memory%lu: offline rejected: %s (state %s, valid_zones: %s)", b->id, strerror(-r),
@@ -366,6 +367,7 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 		return not_restored(run, b, k, "cannot re-read its state after writing %s: %s", value, strerror(-k));
 	if (block_as_before(b, &v))
 		return restored(run, b);
+	(void)memblock_view_read_zones(run->ctx, b->id, &v);
 	if (r < 0)
 		return not_restored(run, b, r, "%s rejected: %s (state %s, valid_zones: %s)", value, strerror(-r),
 				    v.state, v.zones);
