@@ -580,6 +580,8 @@ static void test_default_ops_use_libdaxctl(void **state)
 	assert_memory_equal(report->results[0].reason, prefix, strlen(prefix));
 	assert_string_equal(driver_of(f, "dax99.99"), "device_dax");
 	assert_true(debug_lines > 0);
+	/* The libdaxctl context outlives the run (freed with the pmemram context). */
+	assert_non_null(pmemram_ctx_get_apply_state(f->env->ctx));
 	pmemram_ctx_set_log_fn(f->env->ctx, NULL);
 }
 

@@ -29,6 +29,9 @@ struct pmemram_ctx {
 	void *userdata;
 	char error_path[PATH_MAX];
 	uint64_t offline_timeout_usec;
+	void *apply_state;
+	void (*apply_state_free)(void *state);
+	uint64_t dax_signature;
 };
 
 static int open_root(const char *root, int *ret_fd, char **ret_root)
@@ -125,8 +128,36 @@ struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx)
 		safe_close(ctx->roots[i].fd);
 		free(ctx->roots[i].path);
 	}
+	if (ctx->apply_state_free)
+		ctx->apply_state_free(ctx->apply_state);
 	free(ctx);
 	return NULL;
+}
+
+void pmemram_ctx_set_dax_signature(struct pmemram_ctx *ctx, uint64_t signature)
+{
+	if (ctx)
+		ctx->dax_signature = signature;
+}
+
+uint64_t pmemram_ctx_get_dax_signature(struct pmemram_ctx *ctx)
+{
+	return ctx ? ctx->dax_signature : 0;
+}
+
+void *pmemram_ctx_get_apply_state(struct pmemram_ctx *ctx)
+{
+	return ctx ? ctx->apply_state : NULL;
+}
+
+void pmemram_ctx_set_apply_state(struct pmemram_ctx *ctx, void *state, void (*free_fn)(void *state))
+{
+	if (!ctx)
+		return;
+	if (ctx->apply_state_free)
+		ctx->apply_state_free(ctx->apply_state);
+	ctx->apply_state = state;
+	ctx->apply_state_free = free_fn;
 }
 
 int pmemram_ctx_set_root(struct pmemram_ctx *ctx, enum pmemram_root which, const char *root)

@@ -33,6 +33,15 @@ void pmemram_log(struct pmemram_ctx *ctx, int priority, const char *file, int li
 void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path);
 void pmemram_ctx_set_error_path_in(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path);
 
+/* What the applier keeps from one run to the next (its libdaxctl context); free_fn releases the
+ * previous state when it is replaced, and the last one with the context. */
+void *pmemram_ctx_get_apply_state(struct pmemram_ctx *ctx);
+/* A hash of the dax devices last listed (names, ranges, sizes): the applier's state made from
+ * another set of devices is made again. */
+void pmemram_ctx_set_dax_signature(struct pmemram_ctx *ctx, uint64_t signature);
+uint64_t pmemram_ctx_get_dax_signature(struct pmemram_ctx *ctx);
+void pmemram_ctx_set_apply_state(struct pmemram_ctx *ctx, void *state, void (*free_fn)(void *state));
+
 /* ---- files below any root (procfs, udev); the sysfs_* helpers below use PMEMRAM_ROOT_SYSFS ---- */
 
 /* Read a small file whole, strip the trailing newline; -E2BIG when it does not fit. */

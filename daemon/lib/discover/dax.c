@@ -65,6 +65,24 @@ struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l)
 	return NULL;
 }
 
+/* FNV-1a over each device's name, range and size. */
+static uint64_t dax_signature(const struct pmemram_dax_list *l)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < l->n_devices; i++) {
+		const struct pmemram_dax *d = &l->devices[i];
+		uint64_t words[2] = { d->resource, d->size };
+
+		for (const char *c = d->name; *c; c++)
+			h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+		for (size_t w = 0; w < ELEMENTSOF(words); w++)
+			for (unsigned k = 0; k < 64; k += 8)
+				h = (h ^ ((words[w] >> k) & 0xff)) * UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
 int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret)
 {
 	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
@@ -98,6 +116,7 @@ int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret
 	}
 
 done:
+	pmemram_ctx_set_dax_signature(ctx, dax_signature(l));
 	log_debug(ctx, "%zu dax devices", l->n_devices);
 	*ret = TAKE_PTR(l);
 	return 0;

@@ -292,49 +292,95 @@ _printf_(6, 0) static void daxctl_log(struct daxctl_ctx *dctx, int priority, con
 	pmemram_log(ctx, LOG_DEBUG, file, line, fn, "libdaxctl: %s", msg);
 }
 
-/* One libdaxctl context per run, created on the first device action: each run sees fresh devices. */
-static int daxctl_find_dev(struct pmemram_ctx *ctx, void *userdata, const char *device, struct daxctl_dev **ret)
+/* The default ops' libdaxctl context lives in the pmemram context: making one enumerates every
+ * region and device, and binding loads libkmod's configuration.  It is made again when the dax
+ * devices listed since differ from the ones it was made from, or it does not know a device. */
+struct daxctl_state {
+	struct daxctl_ctx *dctx;
+	uint64_t signature;
+};
+
+static void daxctl_state_free(void *p)
 {
-	struct daxctl_ctx **dctx = userdata;
-	struct daxctl_region *region;
-	struct daxctl_dev *dev;
-	int r;
+	struct daxctl_state *st = p;
 
-	if (!*dctx) {
-		r = daxctl_new(dctx);
-		if (r < 0)
-			return log_debug_errno(ctx, r, "daxctl_new: %s", strerror(-r));
-		daxctl_set_userdata(*dctx, ctx);
-		daxctl_set_log_fn(*dctx, daxctl_log);
-		daxctl_set_log_priority(*dctx, pmemram_ctx_get_log_priority(ctx));
-	}
-
-	daxctl_region_foreach(*dctx, region)
-		daxctl_dev_foreach(region, dev)
-			if (streq_ptr(daxctl_dev_get_devname(dev), device)) {
-				*ret = dev;
-				return 0;
-			}
-	return log_debug_errno(ctx, -ENODEV, "%s: libdaxctl does not list it", device);
+	if (!st)
+		return;
+	daxctl_unref(st->dctx);
+	free(st);
 }
 
-static int daxctl_disable_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+static int daxctl_state_new(struct pmemram_ctx *ctx, struct daxctl_state **ret)
+{
+	struct daxctl_state *st;
+	int r;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	r = daxctl_new(&st->dctx);
+	if (r < 0) {
+		free(st);
+		return log_debug_errno(ctx, r, "daxctl_new: %s", strerror(-r));
+	}
+	daxctl_set_userdata(st->dctx, ctx);
+	daxctl_set_log_fn(st->dctx, daxctl_log);
+	daxctl_set_log_priority(st->dctx, pmemram_ctx_get_log_priority(ctx));
+	st->signature = pmemram_ctx_get_dax_signature(ctx);
+	pmemram_ctx_set_apply_state(ctx, st, daxctl_state_free);
+	*ret = st;
+	return 0;
+}
+
+static struct daxctl_dev *daxctl_dev_by_name(struct daxctl_ctx *dctx, const char *device)
+{
+	struct daxctl_region *region;
+	struct daxctl_dev *dev;
+
+	daxctl_region_foreach(dctx, region)
+		daxctl_dev_foreach(region, dev)
+			if (streq_ptr(daxctl_dev_get_devname(dev), device))
+				return dev;
+	return NULL;
+}
+
+static int daxctl_find_dev(struct pmemram_ctx *ctx, const char *device, struct daxctl_dev **ret)
+{
+	struct daxctl_state *st = pmemram_ctx_get_apply_state(ctx);
+	struct daxctl_dev *dev = NULL;
+	int r;
+
+	if (st && st->signature == pmemram_ctx_get_dax_signature(ctx))
+		dev = daxctl_dev_by_name(st->dctx, device);
+	if (!dev) {
+		r = daxctl_state_new(ctx, &st);
+		if (r < 0)
+			return r;
+		dev = daxctl_dev_by_name(st->dctx, device);
+	}
+	if (!dev)
+		return log_debug_errno(ctx, -ENODEV, "%s: libdaxctl does not list it", device);
+	*ret = dev;
+	return 0;
+}
+
+static int daxctl_disable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	r = daxctl_find_dev(ctx, device, &dev);
 	return r < 0 ? r : daxctl_dev_disable(dev);
 }
 
 /* daxctl_dev_enable_ram() loads kmem (libkmod) and binds it (new_id + bind), nothing more: the
  * onlining is daxctl_memory_online()'s, which we never call, so blocks stay in the zone we pick. */
-static int daxctl_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
+static int daxctl_enable_kmem(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	r = daxctl_find_dev(ctx, device, &dev);
 	return r < 0 ? r : daxctl_dev_enable_ram(dev);
 }
 
@@ -347,12 +393,12 @@ static int daxctl_disable_kmem(struct pmemram_ctx *ctx, void *userdata, const ch
 
 /* daxctl_dev_enable_devdax() loads device_dax (libkmod) and binds it; it returns 0 without binding
  * when any driver is bound already, which the caller's re-read of the driver link catches. */
-static int daxctl_enable_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, userdata, device, &dev);
+	r = daxctl_find_dev(ctx, device, &dev);
 	return r < 0 ? r : daxctl_dev_enable_devdax(dev);
 }
 
@@ -373,7 +419,6 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
 	static const struct pmemram_apply_options no_options = {};
 	const struct pmemram_apply_options *o = options ? options : &no_options;
-	struct daxctl_ctx *dctx = NULL;
 	struct run run = { .ctx = ctx };
 	char line[PMEMRAM_PLAN_TEXT_MAX];
 	int r = 0;
@@ -394,7 +439,7 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 	report->n_results = n_actions;
 
 	run.ops = o->ops ? o->ops : &pmemram_apply_default_ops;
-	run.userdata = o->ops ? o->ops_userdata : &dctx;
+	run.userdata = o->ops ? o->ops_userdata : NULL;
 
 	for (size_t i = 0; i < n_actions; i++) {
 		run.res = &report->results[i];
@@ -424,8 +469,6 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 			o->done(ctx, run.res, o->done_userdata);
 	}
 
-	if (dctx)
-		daxctl_unref(dctx);
 	*ret_report = TAKE_PTR(report);
 	return r;
 }

@@ -1,5 +1,4 @@
 /* Release: offline a kmem device's blocks, unbind kmem, bind device_dax; undo it all when a step fails. */
-#include <daxctl/libdaxctl.h>
 #include <limits.h>
 #include <stdarg.h>
 
@@ -814,7 +813,6 @@ int pmemram_release(struct pmemram_ctx *ctx, const char *device, const struct pm
 {
 	_cleanup_(pmemram_release_report_freep) struct pmemram_release_report *report = NULL;
 	static const struct pmemram_apply_options no_options = {};
-	struct daxctl_ctx *dctx = NULL;
 	struct run run = { .ctx = ctx, .o = options ? options : &no_options };
 	int r;
 
@@ -830,11 +828,9 @@ int pmemram_release(struct pmemram_ctx *ctx, const char *device, const struct pm
 	report->outcome = PMEMRAM_RELEASE_REFUSED;
 	run.report = report;
 	run.ops = run.o->ops ? run.o->ops : &pmemram_apply_default_ops;
-	run.userdata = run.o->ops ? run.o->ops_userdata : &dctx;
+	run.userdata = run.o->ops ? run.o->ops_userdata : NULL;
 
 	r = release(&run);
-	if (dctx)
-		daxctl_unref(dctx);
 	/* only load() fails this way, before anything was changed */
 	if (r == -ENOMEM && report->reason[0] == '\0')
 		return r;
