@@ -29,6 +29,7 @@ struct pmemram_ctx {
 	void *userdata;
 	char error_path[PATH_MAX];
 	uint64_t offline_timeout_usec;
+	uint64_t accesses[_PMEMRAM_ROOT_MAX];
 	void *apply_state;
 	void (*apply_state_free)(void *state);
 	uint64_t dax_signature;
@@ -132,6 +133,17 @@ struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx)
 		ctx->apply_state_free(ctx->apply_state);
 	free(ctx);
 	return NULL;
+}
+
+void pmemram_ctx_count_access(struct pmemram_ctx *ctx, enum pmemram_root which)
+{
+	if (ctx && root_is_valid(which))
+		ctx->accesses[which]++;
+}
+
+uint64_t pmemram_ctx_get_accesses(struct pmemram_ctx *ctx, enum pmemram_root which)
+{
+	return ctx && root_is_valid(which) ? ctx->accesses[which] : 0;
 }
 
 void pmemram_ctx_set_dax_signature(struct pmemram_ctx *ctx, uint64_t signature)

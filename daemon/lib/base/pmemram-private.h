@@ -33,6 +33,11 @@ void pmemram_log(struct pmemram_ctx *ctx, int priority, const char *file, int li
 void pmemram_ctx_set_error_path(struct pmemram_ctx *ctx, const char *path);
 void pmemram_ctx_set_error_path_in(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path);
 
+/* Files opened, read as links or looked up below a root since the context was made: what an
+ * observation costs, counted where the I/O is done. */
+void pmemram_ctx_count_access(struct pmemram_ctx *ctx, enum pmemram_root which);
+uint64_t pmemram_ctx_get_accesses(struct pmemram_ctx *ctx, enum pmemram_root which);
+
 /* What the applier keeps from one run to the next (its libdaxctl context); free_fn releases the
  * previous state when it is replaced, and the last one with the context. */
 void *pmemram_ctx_get_apply_state(struct pmemram_ctx *ctx);

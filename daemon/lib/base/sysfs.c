@@ -51,6 +51,7 @@ static int root_open(struct pmemram_ctx *ctx, enum pmemram_root which, const cha
 	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
 	if (dir_fd < 0)
 		return dir_fd;
+	pmemram_ctx_count_access(ctx, which);
 	fd = openat(dir_fd, path, flags | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return fail_in(ctx, which, path, negative_errno());
@@ -210,6 +211,7 @@ int root_readlink(struct pmemram_ctx *ctx, enum pmemram_root which, const char *
 	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
 	if (dir_fd < 0)
 		return dir_fd;
+	pmemram_ctx_count_access(ctx, which);
 	n = readlinkat(dir_fd, path, buf, size);
 	if (n < 0)
 		return fail_in(ctx, which, path, negative_errno());
@@ -252,6 +254,7 @@ int sysfs_exists(struct pmemram_ctx *ctx, const char *path)
 	if (!ctx || !path)
 		return -EINVAL;
 
+	pmemram_ctx_count_access(ctx, PMEMRAM_ROOT_SYSFS);
 	if (fstatat(pmemram_ctx_get_sysfs_fd(ctx), path, &st, 0) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
@@ -368,6 +371,7 @@ int sysfs_write_bounded(struct pmemram_ctx *ctx, const char *path, const char *v
 	if (dir_fd < 0)
 		return dir_fd;
 
+	pmemram_ctx_count_access(ctx, PMEMRAM_ROOT_SYSFS);
 	r = timeout_usec > 0 ? store_bounded(dir_fd, path, value, timeout_usec) : store(dir_fd, path, value);
 	if (r == -ETIMEDOUT)
 		log_debug(ctx, "%s: writing \"%s\" did not finish within %" PRIu64 " ms, interrupted", path, value,
