@@ -1,4 +1,4 @@
-/* Reconcile: observe, plan, apply per device, and observe again until the system is as configured. */
+/* Reconcile: observe, plan, apply per device, and plan again until the system is as configured. */
 #pragma once
 
 #include <stdbool.h>
@@ -6,6 +6,7 @@
 
 #include "pmemram-apply.h"
 #include "pmemram-config.h"
+#include "pmemram-observe.h"
 #include "pmemram-plan.h"
 
 #define PMEMRAM_RECONCILE_MAX_ROUNDS 4
@@ -23,13 +24,17 @@ struct pmemram_reconcile_result {
 	size_t n_done;			       /* results DONE or ALREADY */
 	size_t n_failed;		       /* devices whose actions failed (verdict FAILED) */
 	unsigned rounds;		       /* observations that found something to do */
+	unsigned n_observations;	       /* readings of the system (a verified round needs none) */
 	size_t n_unreadable_processes;	       /* of the last observation */
+	struct pmemram_observation *observation; /* the last, with the verified results carried in */
 };
 
 /*
- * Level-triggered: each round observes the system, plans, and applies the plan one device at a
- * time, so a device whose action fails does not hold up the others (it is left out of later
- * rounds).  Rounds repeat, up to PMEMRAM_RECONCILE_MAX_ROUNDS, while they find work; a dry run
+ * Level-triggered: each round plans from an observation of the system and applies the plan one
+ * device at a time, so a device whose action fails does not hold up the others (it is left out of
+ * later rounds).  The first round observes; a round whose actions all succeeded carries what the
+ * applier verified into the observation and plans again from it, while a round with a failure has
+ * the next one observe again.  Rounds repeat, up to PMEMRAM_RECONCILE_MAX_ROUNDS, while they find work; a dry run
  * plans and describes once.  Returns 0 when the last observation has nothing left to do and no
  * action failed, -EAGAIN when work remains after the last round, -EIO when an action failed (the
  * results and verdicts say which); other -errno when the system could not be read (error path in

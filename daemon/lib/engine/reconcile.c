@@ -8,6 +8,7 @@ struct pmemram_reconcile_result *pmemram_reconcile_result_free(struct pmemram_re
 	if (!r)
 		return NULL;
 	pmemram_plan_free(r->plan);
+	pmemram_observation_free(r->observation);
 	free(r->results);
 	free(r);
 	return NULL;
@@ -141,34 +142,127 @@ static void mark_failed(struct pmemram_plan *plan, const struct failed_list *fai
 	drop_actions(plan, failed->names, failed->n);
 }
 
-/* Observe and plan, with holds and earlier failures marked. */
+/* Plan from *obs (observing first when it is NULL), with holds and earlier failures marked. */
 static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config *config,
 			    const struct pmemram_reconcile_options *o, const struct failed_list *failed,
-			    struct pmemram_reconcile_result *res, struct pmemram_plan **ret)
+			    struct pmemram_reconcile_result *res, struct pmemram_observation **obs,
+			    struct pmemram_plan **ret)
 {
-	_cleanup_(pmemram_observation_freep) struct pmemram_observation *obs = NULL;
 	int r;
 
-	/* Scanning every process's maps is most of the cost of an observation, and only a plan
-	 * that takes a device from device_dax depends on it. */
-	r = pmemram_observe_lazy(ctx, &obs);
-	if (r < 0)
-		return r;
-	r = pmemram_plan_compute(config, &obs->observed, ret);
-	if (r < 0)
-		return r;
-	if (pmemram_plan_needs_users(*ret)) {
-		*ret = pmemram_plan_free(*ret);
-		r = pmemram_observation_scan_users(ctx, obs);
+	if (!*obs) {
+		r = pmemram_observe_lazy(ctx, obs);
 		if (r < 0)
 			return r;
-		r = pmemram_plan_compute(config, &obs->observed, ret);
+		res->n_observations++;
+	}
+	r = pmemram_plan_compute(config, &(*obs)->observed, ret);
+	if (r < 0)
+		return r;
+	/* Scanning every process's maps and descriptors is most of the cost of an observation,
+	 * and only a plan that takes a device from device_dax depends on it: the plan is made
+	 * again from the same observation, completed, and nothing else is read again. */
+	if (pmemram_plan_needs_users(*ret) && !(*obs)->users_scanned) {
+		*ret = pmemram_plan_free(*ret);
+		r = pmemram_observation_scan_users(ctx, *obs);
+		if (r < 0)
+			return r;
+		r = pmemram_plan_compute(config, &(*obs)->observed, ret);
 		if (r < 0)
 			return r;
 	}
-	res->n_unreadable_processes = obs->n_unreadable_processes;
+	res->n_unreadable_processes = (*obs)->n_unreadable_processes;
 	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
 	mark_failed(*ret, failed);
+	return 0;
+}
+
+static struct pmemram_observed_dax *observed_device(struct pmemram_observation *obs, const char *name)
+{
+	for (size_t i = 0; i < obs->observed.n_devices; i++)
+		if (streq(obs->devices[i].dax.name, name))
+			return &obs->devices[i];
+	return NULL;
+}
+
+/* The block of obs with this id, added (sorted) when the observation had none. */
+static struct pmemram_memblock *observed_block(struct pmemram_observation *obs, unsigned long id)
+{
+	struct pmemram_memory *m = obs->memory;
+	struct pmemram_memblock *b;
+	size_t at = 0;
+
+	while (at < m->n_blocks && m->blocks[at].id < id)
+		at++;
+	if (at < m->n_blocks && m->blocks[at].id == id)
+		return &m->blocks[at];
+	b = reallocarray(m->blocks, m->n_blocks + 1, sizeof(*b));
+	if (!b)
+		return NULL;
+	m->blocks = b;
+	memmove(b + at + 1, b + at, (m->n_blocks - at) * sizeof(*b));
+	m->n_blocks++;
+	b[at] = (struct pmemram_memblock){ .id = id, .phys_index = id, .node = -1, .state = PMEMRAM_BLOCK_OFFLINE };
+	obs->observed.blocks = m->blocks;
+	obs->observed.n_blocks = m->n_blocks;
+	return &b[at];
+}
+
+static void set_mode(struct pmemram_observation *obs, struct pmemram_observed_dax *d, enum pmemram_dax_mode mode,
+		     const char *driver)
+{
+	d->dax.mode = mode;
+	(void)snprintf(d->dax.driver, sizeof(d->dax.driver), "%s", driver);
+	for (size_t i = 0; i < obs->dax->n_devices; i++)
+		if (streq(obs->dax->devices[i].name, d->dax.name))
+			obs->dax->devices[i] = d->dax;
+}
+
+/*
+ * Carry what the applier verified into the observation: every result below was judged by reading
+ * the kernel's state after the change (block state and zone, driver link), so the observation
+ * needs no second reading to plan again.  -EAGAIN when a result cannot be carried (a namespace
+ * conversion, a device not in the observation): the next round observes again.
+ */
+static int observation_note(struct pmemram_observation *obs, const struct pmemram_apply_result *results, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pmemram_apply_result *res = &results[i];
+		const struct pmemram_action *a = &res->action;
+		struct pmemram_observed_dax *d = observed_device(obs, a->device);
+		struct pmemram_memblock *b;
+
+		if (res->status != PMEMRAM_APPLY_DONE && res->status != PMEMRAM_APPLY_ALREADY)
+			return -EAGAIN;
+		switch (a->type) {
+		case PMEMRAM_ACTION_DISABLE_DEVDAX:
+			if (!d)
+				return -EAGAIN;
+			set_mode(obs, d, PMEMRAM_DAX_UNBOUND, "");
+			break;
+		case PMEMRAM_ACTION_BIND_KMEM:
+			if (!d)
+				return -EAGAIN;
+			set_mode(obs, d, PMEMRAM_DAX_SYSTEM_RAM, "kmem");
+			break;
+		case PMEMRAM_ACTION_ONLINE_BLOCK:
+		case PMEMRAM_ACTION_OFFLINE_BLOCK:
+			b = observed_block(obs, a->block);
+			if (!b)
+				return -ENOMEM;
+			b->node = a->node;
+			if (a->type == PMEMRAM_ACTION_OFFLINE_BLOCK) {
+				b->state = PMEMRAM_BLOCK_OFFLINE;
+				b->zones = (struct pmemram_zones){};
+			} else {
+				b->state = PMEMRAM_BLOCK_ONLINE;
+				b->zones = (struct pmemram_zones){ .first = a->zone, .mask = 1u << a->zone };
+			}
+			break;
+		default:
+			return -EAGAIN;
+		}
+	}
 	return 0;
 }
 
@@ -180,6 +274,7 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 	const struct pmemram_reconcile_options *o = options ? options : &no_options;
 	bool dry_run = o->apply && o->apply->dry_run;
 	struct failed_list failed = {};
+	struct pmemram_observation *obs = NULL;
 	struct pmemram_plan *plan = NULL;
 	int r;
 
@@ -191,9 +286,9 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 		return -ENOMEM;
 
 	for (bool stop = false;;) {
-		size_t done_before = res->n_done;
+		size_t done_before = res->n_done, results_before = res->n_results, failed_before = failed.n;
 
-		r = observe_and_plan(ctx, config, o, &failed, res, &plan);
+		r = observe_and_plan(ctx, config, o, &failed, res, &obs, &plan);
 		if (r < 0)
 			goto out;
 		if (plan->n_actions == 0 || stop || res->rounds >= PMEMRAM_RECONCILE_MAX_ROUNDS)
@@ -209,11 +304,21 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 		 * observation gives the verdicts, and then stop. */
 		stop = res->n_done == done_before;
 		plan = pmemram_plan_free(plan);
+		/* A round where every action succeeded is planned again from what the applier verified;
+		 * after a failure the system is read again. */
+		r = failed.n == failed_before ?
+			    observation_note(obs, res->results + results_before, res->n_results - results_before) :
+			    -EAGAIN;
+		if (r == -ENOMEM)
+			goto out;
+		if (r < 0)
+			obs = pmemram_observation_free(obs);
 	}
 
 	/* The last plan came from observe_and_plan(), with every failure so far already marked. */
 	res->n_failed = failed.n;
 	res->plan = TAKE_PTR(plan);
+	res->observation = TAKE_PTR(obs);
 	if (failed.n > 0)
 		r = -EIO;
 	else if (res->plan->n_actions > 0 && !dry_run)
@@ -223,6 +328,7 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 	*ret = TAKE_PTR(res);
 out:
 	pmemram_plan_free(plan);
+	pmemram_observation_free(obs);
 	free(failed.names);
 	free(failed.reasons);
 	return r;
