@@ -93,9 +93,11 @@ static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* The first uevent after a quiet spell starts a reconcile at once; what follows within the
+ * coalescing window of the last reconcile's end (the rest of a burst) waits for the window. */
 void manager_schedule_reconcile(struct manager *m)
 {
-	uint64_t now;
+	uint64_t now, due;
 	int enabled = SD_EVENT_OFF;
 
 	if (m->coalesce_source)
@@ -104,13 +106,13 @@ void manager_schedule_reconcile(struct manager *m)
 		return; /* already due: this event joins it */
 	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
 		return;
+	due = m->last_end_usec && now < m->last_end_usec + m->coalesce_usec ? m->last_end_usec + m->coalesce_usec : now;
 	if (!m->coalesce_source) {
-		if (sd_event_add_time(m->event, &m->coalesce_source, CLOCK_MONOTONIC, now + m->coalesce_usec, 0,
-				      on_coalesce, m) < 0)
+		if (sd_event_add_time(m->event, &m->coalesce_source, CLOCK_MONOTONIC, due, 0, on_coalesce, m) < 0)
 			mlog(m, LOG_ERR, "cannot schedule a reconcile: out of memory");
 		return;
 	}
-	(void)sd_event_source_set_time(m->coalesce_source, now + m->coalesce_usec);
+	(void)sd_event_source_set_time(m->coalesce_source, due);
 	(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_ONESHOT);
 }
 

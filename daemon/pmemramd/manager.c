@@ -439,6 +439,7 @@ int manager_reconcile(struct manager *m, const char *why)
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
 	manager_drop_stale_holds(m, false);
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
+	m->last_end_usec = now_usec(CLOCK_MONOTONIC);
 	m->n_reconciles++;
 	m->last_r = r;
 	m->last_usec = now_usec(CLOCK_REALTIME);

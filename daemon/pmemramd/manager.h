@@ -44,6 +44,7 @@ struct manager {
 	sd_event_source *coalesce_source; /* a one-shot timer: many uevents, one reconcile */
 	uint64_t coalesce_usec;
 	unsigned n_uevents;
+	uint64_t last_end_usec;	   /* CLOCK_MONOTONIC when the last reconcile ended */
 
 	/* readiness: READY=1 once every claim matched something, or the settle timeout passed */
 	bool ready;
