@@ -116,6 +116,41 @@ void manager_schedule_reconcile(struct manager *m)
 	(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_ONESHOT);
 }
 
+/*
+ * Whether a uevent is the echo of the last reconcile's own work: sent while it ran (its kernel
+ * sequence number within the reconcile's window) about a dax device it rebound or a memory block
+ * it added by binding kmem, onlined or offlined, with that action verified done.  Those changes
+ * were read back before the reconcile ended, so they need no reconcile of their own.
+ */
+static bool uevent_is_echo(struct manager *m, struct udev_device *d, const char *subsystem)
+{
+	unsigned long long seq = udev_device_get_seqnum(d);
+	const char *name = udev_device_get_sysname(d);
+	const struct pmemram_reconcile_result *last = m->last;
+	unsigned long block = 0;
+	bool memory;
+
+	if (!last || !name || m->echo_to == 0 || seq <= m->echo_from || seq > m->echo_to)
+		return false;
+	memory = streq(subsystem, "memory");
+	if (memory && pmemram_parse_block_name(name, &block) < 0)
+		return false;
+	if (!memory && !streq(subsystem, "dax"))
+		return false;
+	for (size_t i = 0; i < last->n_results; i++) {
+		const struct pmemram_apply_result *res = &last->results[i];
+		const struct pmemram_action *a = &res->action;
+
+		if (res->status != PMEMRAM_APPLY_DONE && res->status != PMEMRAM_APPLY_ALREADY)
+			continue;
+		if (memory ? (a->type == PMEMRAM_ACTION_ONLINE_BLOCK || a->type == PMEMRAM_ACTION_OFFLINE_BLOCK) &&
+				     a->block == block
+			   : streq(a->device, name))
+			return true;
+	}
+	return false;
+}
+
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
@@ -126,10 +161,12 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 		m->n_uevents++;
 		if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
-			mlog(m, LOG_DEBUG, "uevent %s %s %s", action ? action : "?", subsystem ? subsystem : "?",
-			     udev_device_get_sysname(d));
+			mlog(m, LOG_DEBUG, "uevent %s %s %s seq %llu", action ? action : "?", subsystem ? subsystem : "?",
+			     udev_device_get_sysname(d), udev_device_get_seqnum(d));
 		/* Memory blocks only matter when they arrive; dax devices on every change. */
-		if (!subsystem || !streq(subsystem, "memory") || (action && streq(action, "add")))
+		if (subsystem && uevent_is_echo(m, d, subsystem))
+			m->n_uevents_echo++;
+		else if (!subsystem || !streq(subsystem, "memory") || (action && streq(action, "add")))
 			manager_schedule_reconcile(m);
 		udev_device_unref(d);
 	}

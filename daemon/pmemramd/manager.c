@@ -427,7 +427,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		.n_held = m->n_held,
 	};
 	struct pmemram_reconcile_result *res = NULL;
-	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	uint64_t start = now_usec(CLOCK_MONOTONIC), seq_from;
 	int r;
 
 	/* A release in its child process owns the device's blocks until it ended; it asks for a
@@ -438,7 +438,13 @@ int manager_reconcile(struct manager *m, const char *why)
 	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
 	manager_drop_stale_holds(m, false);
+	if (pmemram_uevent_seqnum_read(m->ctx, &seq_from) < 0)
+		seq_from = 0;
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
+	/* The uevents sent meanwhile that are about what it changed are its own echo (on_uevent). */
+	if (seq_from == 0 || pmemram_uevent_seqnum_read(m->ctx, &m->echo_to) < 0)
+		m->echo_to = 0;
+	m->echo_from = seq_from;
 	m->last_end_usec = now_usec(CLOCK_MONOTONIC);
 	m->n_reconciles++;
 	m->last_r = r;
@@ -496,6 +502,7 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	     json_add(d, "config_loaded_usec", json_object_new_uint64(m->config_loaded_usec)) &&
 	     json_add(d, "reconciles", json_object_new_uint64(m->n_reconciles)) &&
 	     json_add(d, "uevents", json_object_new_uint64(m->n_uevents)) &&
+	     json_add(d, "uevents_echo", json_object_new_uint64(m->n_uevents_echo)) &&
 	     json_add(d, "last_reconcile_usec", json_object_new_uint64(m->last_usec)) &&
 	     json_add(d, "last_reconcile_ms", json_object_new_uint64(m->last_duration_usec / 1000)) &&
 	     json_add(d, "last_reconcile_result",

@@ -44,7 +44,9 @@ struct manager {
 	sd_event_source *coalesce_source; /* a one-shot timer: many uevents, one reconcile */
 	uint64_t coalesce_usec;
 	unsigned n_uevents;
+	unsigned n_uevents_echo;   /* of those, caused by the last reconcile's own actions */
 	uint64_t last_end_usec;	   /* CLOCK_MONOTONIC when the last reconcile ended */
+	uint64_t echo_from, echo_to; /* kernel uevent numbers sent while it ran: (from, to] */
 
 	/* readiness: READY=1 once every claim matched something, or the settle timeout passed */
 	bool ready;

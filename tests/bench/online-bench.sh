@@ -24,6 +24,7 @@ function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n
 /^# BENCH method=/ { m = $3; sub("method=", "", m); k[m]++; t[m, k[m]] = val($0, "ms") }
 /^# BENCH uevent_to_online_ms=/ { uev = val($0, "uevent_to_online_ms") }
 /^# BENCH idle_seconds=/ { idle = $0; sub("^# BENCH ", "", idle) }
+/^# BENCH echo_uevents=/ { echo = $0; sub("^# BENCH ", "", echo) }
 END {
 	printf "pmemram online benchmark (%s)\n\n", dev
 	printf "%-9s %8s %18s %7s\n", "method", "median", "min..max (ms)", "trials"
@@ -41,5 +42,6 @@ END {
 			med["daxctl"] / med["floor"], med["pmemramd"] / med["floor"], med["pmemramd"] / med["daxctl"]
 	}
 	printf "udev add event to last block online (pmemramd running): %s ms\n", (uev >= 0 ? uev : "no data")
+	printf "after the uevent path converged: %s\n", (echo != "" ? echo : "no data")
 	printf "pmemramd idle: %s\n", (idle != "" ? idle : "no data")
 }' "$cache/runs/bench-online/share/out/result.tap"

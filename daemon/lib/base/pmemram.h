@@ -201,6 +201,9 @@ struct pmemram_memory_summary {
 };
 
 int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret);
+/* The sequence number of the last uevent the kernel sent (kernel/uevent_seqnum); a uevent's
+ * SEQNUM says when it was sent against it. */
+int pmemram_uevent_seqnum_read(struct pmemram_ctx *ctx, uint64_t *ret);
 struct pmemram_memory *pmemram_memory_free(struct pmemram_memory *m);
 int pmemram_memory_summarize(const struct pmemram_memory *m, struct pmemram_memory_summary **ret);
 struct pmemram_memory_summary *pmemram_memory_summary_free(struct pmemram_memory_summary *s);

@@ -207,6 +207,13 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 	return 0;
 }
 
+int pmemram_uevent_seqnum_read(struct pmemram_ctx *ctx, uint64_t *ret)
+{
+	if (!ctx || !ret)
+		return -EINVAL;
+	return sysfs_read_u64(ctx, "kernel/uevent_seqnum", ret);
+}
+
 struct pmemram_memory_summary *pmemram_memory_summary_free(struct pmemram_memory_summary *s)
 {
 	if (!s)

@@ -12,7 +12,7 @@ set -u
 . ./lib.sh
 
 trials=${BENCH_TRIALS:-5}
-plan $((3 * trials + 4))
+plan $((3 * trials + 6))
 dev=dax0.0
 drivers=/sys/bus/dax/drivers
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
@@ -82,6 +82,16 @@ t_add=$(sed -n "s/^KERNEL\[\([0-9.]*\)\] add .*\/$dev (dax)$/\1/p" "$PMEMRAM_OUT
 t_done=$([ -z "$t_add" ] || converged_after "$t_add")
 ok "the add uevent and the converged reconcile after it were both seen" test -n "$t_done" -a -n "$t_add"
 [ -z "$t_done" ] || [ -z "$t_add" ] || note "BENCH uevent_to_online_ms=$(ms "$t_add" "$t_done")"
+
+# The uevents that binding kmem and onlining sent while the daemon worked (a block's add and
+# online, the device's bind) are its own echo: no reconcile follows the converged one.
+daemon_count() { pmemramctl status --json | jq -r ".daemon.daemon.$1"; }
+r1=$(daemon_count reconciles)
+sleep 2
+r2=$(daemon_count reconciles)
+note "BENCH echo_uevents=$(daemon_count uevents_echo) reconciles_after_converged=$((r2 - r1))"
+is "no reconcile followed the converged one (its uevents were its own echo)" "$((r2 - r1))" 0
+ok "the daemon counted echo uevents" test "$(daemon_count uevents_echo)" -gt 0
 
 # Idle: RSS and wakeups (context switches) of the converged daemon.
 pid=$(systemctl show -p MainPID --value pmemramd.service)
