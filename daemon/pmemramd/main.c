@@ -12,6 +12,7 @@
 
 #define DEFAULT_SETTLE_SEC 30
 #define DEFAULT_COALESCE_MSEC 200
+#define UEVENT_BUFFER_BYTES (4 * 1024 * 1024)
 #define EXIT_CONFIG 78 /* EX_CONFIG: the unit does not restart on it */
 #define EXIT_USAGE 64  /* EX_USAGE, as pmemramctl */
 
@@ -156,9 +157,23 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	struct manager *m = userdata;
 	struct udev_device *d;
 
-	while ((d = udev_monitor_receive_device(m->monitor))) {
-		const char *action = udev_device_get_action(d), *subsystem = udev_device_get_subsystem(d);
+	for (;;) {
+		const char *action, *subsystem;
 
+		errno = 0;
+		d = udev_monitor_receive_device(m->monitor);
+		if (!d) {
+			/* Nothing more to read, or events were lost (ENOBUFS after a storm): then
+			 * the machine is read whole, as it would be for the events themselves. */
+			if (errno != 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				m->n_uevents_lost++;
+				mlog(m, LOG_WARNING, "uevents lost (%s): reconciling everything", strerror(errno));
+				manager_schedule_reconcile(m);
+			}
+			break;
+		}
+		action = udev_device_get_action(d);
+		subsystem = udev_device_get_subsystem(d);
 		m->n_uevents++;
 		if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
 			mlog(m, LOG_DEBUG, "uevent %s %s %s seq %llu", action ? action : "?", subsystem ? subsystem : "?",
@@ -188,6 +203,14 @@ static int monitor_open(struct manager *m)
 		r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "memory", NULL);
 	if (r >= 0)
 		r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "nd", NULL);
+	/* Room for the events of a large device coming and going at once (a block's add, online,
+	 * offline and remove); past it the kernel drops events and on_uevent() reconciles. */
+	if (r >= 0) {
+		int k = udev_monitor_set_receive_buffer_size(m->monitor, UEVENT_BUFFER_BYTES);
+
+		if (k < 0)
+			mlog(m, LOG_DEBUG, "cannot enlarge the uevent buffer: %s", strerror(-k));
+	}
 	if (r >= 0)
 		r = udev_monitor_enable_receiving(m->monitor);
 	if (r < 0)

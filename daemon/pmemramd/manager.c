@@ -503,6 +503,7 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	     json_add(d, "reconciles", json_object_new_uint64(m->n_reconciles)) &&
 	     json_add(d, "uevents", json_object_new_uint64(m->n_uevents)) &&
 	     json_add(d, "uevents_echo", json_object_new_uint64(m->n_uevents_echo)) &&
+	     json_add(d, "uevents_lost", json_object_new_uint64(m->n_uevents_lost)) &&
 	     json_add(d, "last_reconcile_usec", json_object_new_uint64(m->last_usec)) &&
 	     json_add(d, "last_reconcile_ms", json_object_new_uint64(m->last_duration_usec / 1000)) &&
 	     json_add(d, "last_reconcile_result",

@@ -45,6 +45,7 @@ struct manager {
 	uint64_t coalesce_usec;
 	unsigned n_uevents;
 	unsigned n_uevents_echo;   /* of those, caused by the last reconcile's own actions */
+	unsigned n_uevents_lost;   /* receive failures (a full socket buffer): a reconcile each */
 	uint64_t last_end_usec;	   /* CLOCK_MONOTONIC when the last reconcile ended */
 	uint64_t echo_from, echo_to; /* kernel uevent numbers sent while it ran: (from, to] */
 
