@@ -138,6 +138,7 @@ int manager_apply_classes(struct manager *m)
 	_cleanup_(closep) int dir_fd = -1;
 	struct pmemram_topology *t = NULL;
 	struct pmemram_dax_list *dax = NULL;
+	const struct pmemram_dax_list *kmem_dax = NULL;
 	struct pmemram_nodemask kmem;
 	const char **keep = NULL;
 	struct manager_class *states;
@@ -163,16 +164,22 @@ int manager_apply_classes(struct manager *m)
 		keep[i] = m->config->classes[i].name;
 	}
 
+	/* The dax devices as the reconcile just left them (its verified results carried in), or
+	 * read when it could not read the system. */
 	r = pmemram_topology_read(m->ctx, &t);
-	if (r >= 0)
+	if (r >= 0 && m->last && m->last->observation)
+		kmem_dax = m->last->observation->dax;
+	else if (r >= 0)
 		r = pmemram_dax_list_read(m->ctx, &dax);
+	if (r >= 0 && !kmem_dax)
+		kmem_dax = dax;
 	if (r < 0) {
 		mlog(m, LOG_ERR, "classes: cannot read the system: %s", strerror(-r));
 		for (size_t i = 0; i < m->config->n_classes; i++)
 			snprintf(states[i].error, sizeof(states[i].error), "cannot read the system: %s", strerror(-r));
 		goto done;
 	}
-	pmemram_kmem_nodes(dax, &kmem);
+	pmemram_kmem_nodes(kmem_dax, &kmem);
 
 	(void)mkdir(pmemram_slice_dir(), 0755);
 	dir_fd = open(pmemram_slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -478,6 +478,8 @@ int manager_reconcile(struct manager *m, const char *why)
 	m->last = res;
 	/* Classes follow the devices the reconcile onlined (or gave back). */
 	(void)manager_apply_classes(m);
+	/* Nothing else needs the observation: the daemon idles small. */
+	m->last->observation = pmemram_observation_free(m->last->observation);
 	manager_notify_status(m);
 	return r;
 }
