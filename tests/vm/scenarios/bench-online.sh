@@ -101,7 +101,8 @@ v0=$(st voluntary_ctxt_switches) n0=$(st nonvoluntary_ctxt_switches)
 sleep 60
 v1=$(st voluntary_ctxt_switches) n1=$(st nonvoluntary_ctxt_switches)
 ok "pmemramd is still running after the idle minute" test -d "/proc/$pid"
-note "BENCH idle_seconds=60 rss_kb=$(st VmRSS) wakeups=$((v1 - v0 + n1 - n0)) voluntary=$((v1 - v0)) threads=$(st Threads)"
+dirty_kb=$(awk '$1 == "Private_Dirty:" { print $2 }' "/proc/$pid/smaps_rollup")
+note "BENCH idle_seconds=60 rss_kb=$(st VmRSS) private_dirty_kb=$dirty_kb wakeups=$((v1 - v0 + n1 - n0)) voluntary=$((v1 - v0)) threads=$(st Threads)"
 # sd-event wakes only for the watchdog: WatchdogSec=60 means a ping every 30 s.
 ok "pmemramd does not poll when idle (at most the 2 watchdog pings and one spare)" test "$((v1 - v0 + n1 - n0))" -le 3
 
