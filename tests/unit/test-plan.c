@@ -314,6 +314,31 @@ static void test_partial(void **state)
 	assert_int_equal(converge(&w, CLAIM_UUID), 4);
 }
 
+/* Scoped to one block (udev-online): the device's other blocks were not read, so they are neither
+ * missing nor planned, and a block of the device still being added elsewhere does not hold this
+ * one up. */
+static void test_scoped(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	add_blocks(&w, FIRST + 2, FIRST + 3, PMEMRAM_BLOCK_OFFLINE, PMEMRAM_ZONE_NORMAL, 2);
+	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_SYSTEM_RAM, START, SIZE);
+	w.o.scoped = true;
+	w.o.scope_first = FIRST + 2;
+	w.o.scope_end = FIRST + 3;
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_ONLINE_BLOCK, "dax0.0", FIRST + 2);
+	p = pmemram_plan_free(p);
+
+	set_online(&w, FIRST + 2, FIRST + 3, PMEMRAM_ZONE_MOVABLE);
+	p = plan(&w, CLAIM_UUID);
+	assert_int_equal(p->n_actions, 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_CONVERGED, PMEMRAM_REASON_NONE, NULL);
+}
+
 /* Stopped after any number of steps, a new plan finishes the rest without redoing anything. */
 static void test_kill_anywhere(void **state)
 {
@@ -715,7 +740,7 @@ int main(void)
 		cmocka_unit_test(test_partial),	       cmocka_unit_test(test_kill_anywhere),
 		cmocka_unit_test(test_unbound),	       cmocka_unit_test(test_unclaimed),
 		cmocka_unit_test(test_busy),	       cmocka_unit_test(test_too_small),
-		cmocka_unit_test(test_auto_online),    cmocka_unit_test(test_udev_online),
+		cmocka_unit_test(test_auto_online),    cmocka_unit_test(test_udev_online), cmocka_unit_test(test_scoped),
 		cmocka_unit_test(test_wrong_zone),     cmocka_unit_test(test_block_refusals),
 		cmocka_unit_test(test_precedence),     cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_output),	       cmocka_unit_test(test_bad_input),

@@ -259,6 +259,11 @@ static int plan_blocks(struct builder *b, struct pmemram_device_verdict *v, cons
 	char zones[64];
 	int r;
 
+	if (o->scoped) {
+		first = first > o->scope_first ? first : o->scope_first;
+		end = end < o->scope_end ? end : o->scope_end;
+	}
+
 	for (unsigned long id = first; id < end; id++) {
 		const struct pmemram_memblock *blk = find_block(o, id);
 

@@ -61,6 +61,10 @@ struct pmemram_observed {
 	const struct pmemram_observed_dax *devices;
 	size_t n_namespaces;
 	const struct pmemram_observed_namespace *namespaces;
+	/* When set, only memory blocks [scope_first, scope_end) were read: the plan judges and acts
+	 * on those alone, and a device's other blocks are neither missing nor planned. */
+	bool scoped;
+	unsigned long scope_first, scope_end;
 };
 
 /* ---- the plan ---------------------------------------------------------------------- */
