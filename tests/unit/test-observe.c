@@ -156,6 +156,47 @@ static void test_observe_lazy(void **state)
 	assert_int_equal(pmemram_observation_scan_users(ENV(state)->ctx, o), 0);
 }
 
+/* Scoped to one block: memoryN and the dax device holding it (dax0.0 holds memory40..46), and
+ * a cost that does not grow with the blocks of the system. */
+static void test_observe_block(void **state)
+{
+	struct pmemram_ctx *ctx = ENV(state)->ctx;
+	struct pmemram_observation *o = NULL;
+	uint64_t before, cost, cost_more_blocks;
+
+	before = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_observe_block(ctx, 40, &o), 0);
+	cost = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS) - before;
+	assert_true(o->observed.scoped);
+	assert_int_equal(o->observed.n_blocks, 1);
+	assert_int_equal(o->observed.blocks[0].id, 40);
+	assert_int_equal(o->observed.n_devices, 1);
+	assert_string_equal(o->observed.devices[0].dax.name, "dax0.0");
+	assert_int_equal(o->observed.n_namespaces, 0);
+	assert_false(o->observed.udev.onlines_memory);
+	o = pmemram_observation_free(o);
+
+	/* A block of boot memory: no device, nothing to plan. */
+	assert_int_equal(pmemram_observe_block(ctx, 5, &o), 0);
+	assert_int_equal(o->observed.n_blocks, 1);
+	assert_int_equal(o->observed.n_devices, 0);
+	o = pmemram_observation_free(o);
+
+	/* A block of the device not added (yet, or any more): no block, the device still found. */
+	assert_int_equal(pmemram_observe_block(ctx, 45, &o), 0);
+	assert_int_equal(o->observed.n_blocks, 0);
+	assert_int_equal(o->observed.n_devices, 1);
+	o = pmemram_observation_free(o);
+
+	for (unsigned long b = 200; b < 300; b++)
+		assert_int_equal(fake_sysfs_add_block(ENV(state)->root, b, 0, "online", "Normal"), 0);
+	before = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_observe_block(ctx, 40, &o), 0);
+	cost_more_blocks = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS) - before;
+	assert_int_equal(cost_more_blocks, cost);
+	o = pmemram_observation_free(o);
+}
+
 /* The held file: one device per line; empty lines and names with '/' are not devices. */
 static void test_held_read(void **state)
 {
@@ -264,6 +305,7 @@ int main(void)
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
+		FAKE_TEST(test_observe_block, fake_env_setup_hmat),
 		FAKE_TEST(test_dax_identity, fake_env_setup_hmat),
 		FAKE_TEST(test_held_read, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),

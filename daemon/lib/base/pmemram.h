@@ -201,6 +201,8 @@ struct pmemram_memory_summary {
 };
 
 int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret);
+/* The same with memoryN alone (no blocks when it does not exist). */
+int pmemram_memory_read_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_memory **ret);
 /* The sequence number of the last uevent the kernel sent (kernel/uevent_seqnum); a uevent's
  * SEQNUM says when it was sent against it. */
 int pmemram_uevent_seqnum_read(struct pmemram_ctx *ctx, uint64_t *ret);

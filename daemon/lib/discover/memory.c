@@ -144,15 +144,11 @@ struct pmemram_memory *pmemram_memory_free(struct pmemram_memory *m)
 	return NULL;
 }
 
-int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
+/* A new pmemram_memory with the block size and the auto-online policy, and no blocks. */
+static int memory_new(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 {
 	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
-	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
 	int policy, r;
-
-	if (!ctx || !ret)
-		return -EINVAL;
-	pmemram_ctx_clear_error(ctx);
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -172,6 +168,51 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 	if (r < 0)
 		return r;
 	m->auto_online = (enum pmemram_auto_online)policy;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int pmemram_memory_read_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_memory **ret)
+{
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
+	char name[32];
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	r = memory_new(ctx, &m);
+	if (r < 0)
+		return r;
+	m->blocks = calloc(1, sizeof(*m->blocks));
+	if (!m->blocks)
+		return -ENOMEM;
+	(void)snprintf(name, sizeof(name), "memory%lu", block);
+	r = read_block(ctx, name, &m->blocks[0]);
+	if (r >= 0)
+		m->n_blocks = 1;
+	else if (sysfs_absent(ctx, r) || r == -ENODEV)
+		pmemram_ctx_clear_error(ctx); /* not there (any more): no blocks */
+	else
+		return r;
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
+{
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	r = memory_new(ctx, &m);
+	if (r < 0)
+		return r;
 
 	r = sysfs_dir_read(ctx, MEMORY_DIR, "memory", PMEMRAM_MAX_BLOCKS, &dir);
 	if (r < 0)

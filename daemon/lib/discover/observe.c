@@ -114,3 +114,67 @@ int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **r
 	*ret = TAKE_PTR(o);
 	return 0;
 }
+
+/* The dax device whose whole blocks include block; -ENOENT when none does. */
+static int device_of_block(const struct pmemram_dax_list *dax, uint64_t block_size, unsigned long block,
+			   size_t *ret)
+{
+	for (size_t i = 0; i < dax->n_devices; i++) {
+		const struct pmemram_dax *d = &dax->devices[i];
+		unsigned long first, end;
+
+		if (d->has_resource && pmemram_block_range(d->resource, d->size, block_size, &first, &end) >= 0 &&
+		    block >= first && block < end) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_observation **ret)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	struct pmemram_observed *v;
+	size_t at;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	v = &o->observed;
+
+	r = pmemram_memory_read_block(ctx, block, &o->memory);
+	if (r < 0)
+		return r;
+	v->block_size = o->memory->block_size;
+	v->auto_online = o->memory->auto_online;
+	v->n_blocks = o->memory->n_blocks;
+	v->blocks = o->memory->blocks;
+	v->scoped = true;
+	v->scope_first = block;
+	v->scope_end = block + 1;
+
+	r = pmemram_dax_list_read(ctx, &o->dax);
+	if (r < 0)
+		return r;
+	if (device_of_block(o->dax, v->block_size, block, &at) < 0) {
+		*ret = TAKE_PTR(o); /* no device: nothing to plan */
+		return 0;
+	}
+	o->devices = calloc(1, sizeof(*o->devices));
+	if (!o->devices)
+		return -ENOMEM;
+	o->devices[0].dax = o->dax->devices[at];
+	r = pmemram_dax_namespace_read(ctx, &o->devices[0]);
+	if (r < 0)
+		return r;
+	v->n_devices = 1;
+	v->devices = o->devices;
+	*ret = TAKE_PTR(o);
+	return 0;
+}

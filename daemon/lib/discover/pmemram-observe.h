@@ -126,6 +126,10 @@ int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret);
  * need (see pmemram_plan_needs_users()).  Complete it with pmemram_observation_scan_users(). */
 int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **ret);
 int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_observation *o);
+/* Scoped to one memory block, for acting on that block alone: memoryN, the dax device whose range
+ * holds it (with its namespace), no other device, block, namespace, user or udev rule.  The plan
+ * from it has at most that block's actions; the cost does not grow with the blocks of the system. */
+int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_observation **ret);
 struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_observation, pmemram_observation_free)
