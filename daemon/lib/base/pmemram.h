@@ -201,6 +201,12 @@ struct pmemram_memory_summary {
 };
 
 int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret);
+/* The same with the blocks in the spans [first, end) alone; spans NULL: every block. */
+struct pmemram_block_span {
+	unsigned long first, end;
+};
+int pmemram_memory_read_spans(struct pmemram_ctx *ctx, const struct pmemram_block_span *spans, size_t n_spans,
+			      struct pmemram_memory **ret);
 /* The same with memoryN alone (no blocks when it does not exist). */
 int pmemram_memory_read_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_memory **ret);
 /* The sequence number of the last uevent the kernel sent (kernel/uevent_seqnum); a uevent's

@@ -200,13 +200,22 @@ int pmemram_memory_read_block(struct pmemram_ctx *ctx, unsigned long block, stru
 	return 0;
 }
 
-int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
+static bool in_ranges(unsigned long id, const struct pmemram_block_span *spans, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (id >= spans[i].first && id < spans[i].end)
+			return true;
+	return false;
+}
+
+int pmemram_memory_read_spans(struct pmemram_ctx *ctx, const struct pmemram_block_span *spans, size_t n_spans,
+			      struct pmemram_memory **ret)
 {
 	_cleanup_(pmemram_memory_freep) struct pmemram_memory *m = NULL;
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
 	int r;
 
-	if (!ctx || !ret)
+	if (!ctx || !ret || (!spans && n_spans > 0))
 		return -EINVAL;
 	pmemram_ctx_clear_error(ctx);
 
@@ -225,8 +234,11 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 	}
 
 	for (size_t i = 0; i < dir.n; i++) {
+		unsigned long id;
 		char path[64];
 
+		if (spans && (sysfs_name_index(dir.names[i], "memory", &id) < 0 || !in_ranges(id, spans, n_spans)))
+			continue;
 		r = read_block(ctx, dir.names[i], &m->blocks[m->n_blocks]);
 		/* Hot-remove took the block away after the listing: its directory is gone, or going
 		 * (the kernel removes a device's attributes before its directory; a file opened just
@@ -246,6 +258,11 @@ int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
 	log_debug(ctx, "%zu memory blocks of %#" PRIx64 " bytes", m->n_blocks, m->block_size);
 	*ret = TAKE_PTR(m);
 	return 0;
+}
+
+int pmemram_memory_read(struct pmemram_ctx *ctx, struct pmemram_memory **ret)
+{
+	return pmemram_memory_read_spans(ctx, NULL, 0, ret);
 }
 
 int pmemram_uevent_seqnum_read(struct pmemram_ctx *ctx, uint64_t *ret)

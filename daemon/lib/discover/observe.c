@@ -36,6 +36,34 @@ static int observe_dax(struct pmemram_ctx *ctx, struct pmemram_observation *o)
 	return 0;
 }
 
+/* The blocks of the dax devices' ranges, the only ones a plan looks at: the machine's other
+ * memory (boot memory above all) is not read.  The block size comes first, for the ranges. */
+static int observe_blocks(struct pmemram_ctx *ctx, struct pmemram_observation *o)
+{
+	_cleanup_(freep) struct pmemram_block_span *spans = NULL;
+	size_t n = 0;
+	uint64_t block_size;
+	int r;
+
+	r = sysfs_read_hex(ctx, "devices/system/memory/block_size_bytes", &block_size);
+	if (r < 0)
+		return r;
+	if (o->dax->n_devices > 0) {
+		spans = calloc(o->dax->n_devices, sizeof(*spans));
+		if (!spans)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < o->dax->n_devices; i++) {
+		const struct pmemram_dax *d = &o->dax->devices[i];
+
+		if (d->has_resource && pmemram_block_range(d->resource, d->size, block_size, &spans[n].first,
+							   &spans[n].end) >= 0)
+			n++;
+	}
+	/* No device with a range: an empty span list, not NULL (which would mean every block). */
+	return pmemram_memory_read_spans(ctx, spans ? spans : (struct pmemram_block_span[1]){}, n, &o->memory);
+}
+
 int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_observation *o)
 {
 	int r;
@@ -88,19 +116,19 @@ int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **r
 		return -ENOMEM;
 	v = &o->observed;
 
-	r = pmemram_memory_read(ctx, &o->memory);
+	r = observe_dax(ctx, o);
+	if (r < 0)
+		return r;
+	v->n_devices = o->dax->n_devices;
+	v->devices = o->devices;
+
+	r = observe_blocks(ctx, o);
 	if (r < 0)
 		return r;
 	v->block_size = o->memory->block_size;
 	v->auto_online = o->memory->auto_online;
 	v->n_blocks = o->memory->n_blocks;
 	v->blocks = o->memory->blocks;
-
-	r = observe_dax(ctx, o);
-	if (r < 0)
-		return r;
-	v->n_devices = o->dax->n_devices;
-	v->devices = o->devices;
 
 	r = pmemram_namespaces_read(ctx, &o->namespaces, &v->n_namespaces);
 	if (r < 0)
