@@ -268,7 +268,7 @@ static void test_stops_at_first_failure(void **state)
 	assert_int_equal(report->failed, 1);
 	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, NULL);
 	assert_result(report, 1, PMEMRAM_APPLY_FAILED, -EINVAL,
-		      "memory42: online_movable rejected: Invalid argument (valid_zones: Normal)");
+		      "memory42: online_movable rejected: Invalid argument (state offline, valid_zones: Normal)");
 	assert_result(report, 2, PMEMRAM_APPLY_SKIPPED, 0, NULL);
 	assert_string_equal(block_file(f, 43, "state"), "offline");
 }
@@ -316,7 +316,9 @@ static const struct failure_case failures[] = {
 	{ ONLINE(32, NORMAL), false, {}, false, -EBUSY,
 	  "memory32: already online in Movable, not Normal (valid_zones: Movable)", NULL, NULL },
 	{ OFFLINE(33), true, { 33, -EBUSY, NULL, NULL }, false, -EBUSY,
-	  "memory33: could not be offlined (pages in use): Device or resource busy", "memory33 offline", NULL },
+	  "memory33: could not be offlined: the kernel could not migrate its pages away (unmovable or pinned pages "
+	  "in use): Device or resource busy",
+	  "memory33 offline", NULL },
 	{ ONLINE(50, MOVABLE), false, {}, false, -ENODEV, "memory50: absent", NULL, NULL },
 	/* no node link yet: neither onlined nor its valid_zones read (6.1 oopses on both) */
 	{ ONLINE(45, MOVABLE), false, {}, false, -EAGAIN, "memory45: still being added (no node link yet)", NULL,
@@ -521,7 +523,7 @@ static void test_done_as_each_completes(void **state)
 	assert_string_equal(log.lines[0], "1 calls, done: dax1.0: unbound");
 	assert_string_equal(log.lines[1], "2 calls, done: dax1.0: bound to kmem");
 	assert_string_equal(log.lines[2], "3 calls, failed: memory41: online_movable rejected: Device or resource busy "
-					  "(valid_zones: Movable Normal)");
+					  "(state offline, valid_zones: Movable Normal)");
 }
 
 static void test_convert_namespace(void **state)

@@ -2,8 +2,10 @@
 #include <daxctl/libdaxctl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "pmemram-apply.h"
+#include "pmemram-pagemap.h"
 #include "pmemram-private.h"
 
 #define MEMORY_DIR "devices/system/memory"
@@ -57,7 +59,7 @@ _printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status stat
 	finish((run), (already) ? PMEMRAM_APPLY_ALREADY : PMEMRAM_APPLY_DONE, 0, __VA_ARGS__)
 #define fail(run, r, ...) finish((run), PMEMRAM_APPLY_FAILED, (r), __VA_ARGS__)
 
-static const char *zone_name(int zone)
+const char *pmemram_zone_describe(int zone)
 {
 	const char *s = zone >= 0 ? pmemram_zone_to_string((enum pmemram_zone)zone) : NULL;
 
@@ -66,12 +68,45 @@ static const char *zone_name(int zone)
 
 /* ---- memory blocks ---------------------------------------------------------------- */
 
+/* block_set()'s zone for "online wherever the kernel puts it" (the undo of a release). */
+#define ZONE_ANY _PMEMRAM_ZONE_MAX
+
 /* Whether the block is where the action wants it: online in zone, or offline (zone < 0). */
 static bool block_reached(const struct memblock_view *v, int zone)
 {
 	if (zone < 0)
 		return v->state_id == PMEMRAM_BLOCK_OFFLINE;
-	return v->state_id == PMEMRAM_BLOCK_ONLINE && v->zone == zone;
+	return v->state_id == PMEMRAM_BLOCK_ONLINE && (zone == ZONE_ANY || v->zone == zone);
+}
+
+/* Who has resident pages in the block, for the message of a block that would not go offline. */
+static void block_owners(struct pmemram_ctx *ctx, unsigned long block, int node, char *buf, size_t size)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	char owners[PMEMRAM_PLAN_TEXT_MAX / 2 - 64];
+	uint64_t bs = 0;
+	int n;
+
+	n = page_size > 0 && sysfs_read_hex(ctx, MEMORY_DIR "/block_size_bytes", &bs) >= 0 && bs > 0
+		    ? pmemram_frame_owners(ctx, block * bs / (uint64_t)page_size, (block + 1) * bs / (uint64_t)page_size,
+					   (uint64_t)page_size, owners, sizeof(owners))
+		    : -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+	if (n > 0) {
+		(void)snprintf(buf, size, "pages mapped by %s", owners);
+		return;
+	}
+	if (n == -EPERM && node >= 0) {
+		/* Frames are hidden without CAP_SYS_ADMIN: the node's users are the suspects. */
+		n = pmemram_node_users(ctx, node, owners, sizeof(owners));
+		pmemram_ctx_clear_error(ctx);
+		if (n > 0)
+			(void)snprintf(buf, size, "frames hidden; processes with pages on node %d: %s", node, owners);
+		else
+			(void)snprintf(buf, size, "frames hidden, and no process has pages on node %d", node);
+		return;
+	}
+	(void)snprintf(buf, size, "no process maps its pages (kernel or pipe buffers hold them)");
 }
 
 static int block_success(struct run *run, unsigned long block, const struct memblock_view *v, int zone, bool already)
@@ -79,14 +114,14 @@ static int block_success(struct run *run, unsigned long block, const struct memb
 	if (zone < 0)
 		return succeed(run, already, "memory%lu: %soffline", block, already ? "already " : "");
 	return succeed(run, already, "memory%lu: %sonline in %s", block, already ? "already " : "",
-		       zone_name(v->zone));
+		       pmemram_zone_describe(v->zone));
 }
 
 static int block_wrong_zone(struct run *run, unsigned long block, const struct memblock_view *v, int zone, int r,
 			    bool already)
 {
 	return fail(run, r, "memory%lu: %sonline in %s, not %s (valid_zones: %s)", block, already ? "already " : "",
-		    zone_name(v->zone), zone_name(zone), v->zones);
+		    pmemram_zone_describe(v->zone), pmemram_zone_describe(zone), v->zones);
 }
 
 /* Write value to memoryN/state (zone < 0: offline, else online into zone), then re-read state and
@@ -98,9 +133,11 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 
 	r = memblock_view_read(run->ctx, block, &v);
 	if (r < 0)
-		return fail(run, r, "memory%lu: cannot read state: %s", block, strerror(-r));
+		return fail(run, r, "memory%lu: cannot read its state: %s", block, strerror(-r));
 	if (!v.present)
 		return fail(run, -ENODEV, "memory%lu: absent", block);
+	run->res->state_before = v.state_id;
+	run->res->zone_before = v.state_id == PMEMRAM_BLOCK_ONLINE ? v.zone : -1;
 	/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
 	if (v.node < 0 && zone >= 0)
 		return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
@@ -114,7 +151,7 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 
 	k = memblock_view_read(run->ctx, block, &v);
 	if (k < 0)
-		return fail(run, k, "memory%lu: cannot re-read state after writing %s: %s", block, value,
+		return fail(run, k, "memory%lu: cannot re-read its state after writing %s: %s", block, value,
 			    strerror(-k));
 	if (!v.present)
 		return fail(run, -ENODEV, "memory%lu: vanished after writing %s", block, value);
@@ -122,13 +159,26 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 	if (block_reached(&v, zone))
 		return block_success(run, block, &v, zone, r < 0);
 
-	(void)memblock_view_read_zones(run->ctx, block, &v);
+	if (r == -ETIMEDOUT && zone < 0) {
+		char owners[PMEMRAM_PLAN_TEXT_MAX / 2];
+
+		block_owners(run->ctx, block, v.node, owners, sizeof(owners));
+		return fail(run, r,
+			    "memory%lu: did not go offline within %" PRIu64
+			    " s: the kernel kept retrying to migrate pages that stay in use (extra references, "
+			    "e.g. spliced into a pipe); %s",
+			    block, pmemram_ctx_get_offline_timeout(run->ctx) / 1000000, owners);
+	}
 	if (r == -EBUSY && zone < 0)
-		return fail(run, r, "memory%lu: could not be offlined (pages in use): %s", block, strerror(-r));
+		return fail(run, r,
+			    "memory%lu: could not be offlined: the kernel could not migrate its pages away "
+			    "(unmovable or pinned pages in use): %s",
+			    block, strerror(-r));
+	(void)memblock_view_read_zones(run->ctx, block, &v);
 	if (r < 0)
-		return fail(run, r, "memory%lu: %s rejected: %s (valid_zones: %s)", block, value, strerror(-r),
-			    v.zones);
-	if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
+		return fail(run, r, "memory%lu: %s rejected: %s (state %s, valid_zones: %s)", block, value,
+			    strerror(-r), v.state, v.zones);
+	if (zone >= 0 && zone != ZONE_ANY && v.state_id == PMEMRAM_BLOCK_ONLINE)
 		return block_wrong_zone(run, block, &v, zone, -EIO, false);
 	return fail(run, -EIO, "memory%lu: %s took no effect: state %s (valid_zones: %s)", block, value, v.state,
 		    v.zones);
@@ -141,8 +191,10 @@ static int apply_online(struct run *run, const struct pmemram_action *a)
 		return block_set(run, a->block, "online_movable", PMEMRAM_ZONE_MOVABLE);
 	case PMEMRAM_ZONE_NORMAL:
 		return block_set(run, a->block, "online_kernel", PMEMRAM_ZONE_NORMAL);
+	case PMEMRAM_ZONE_NONE:
+		return block_set(run, a->block, "online", ZONE_ANY);
 	default:
-		return fail(run, -EINVAL, "memory%lu: cannot online into %s", a->block, zone_name((int)a->zone));
+		return fail(run, -EINVAL, "memory%lu: cannot online into %s", a->block, pmemram_zone_describe((int)a->zone));
 	}
 }
 
@@ -165,7 +217,7 @@ int pmemram_apply_write_block_state(struct pmemram_ctx *ctx, _unused_ void *user
 /* ---- devices ------------------------------------------------------------------------ */
 
 /* A device's driver ("" when unbound); -ENODEV when the device itself is gone. */
-static int read_driver(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
+int dax_driver_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)
 {
 	char path[PATH_MAX];
 	int r;
@@ -188,8 +240,7 @@ static int read_driver(struct pmemram_ctx *ctx, const char *device, char *buf, s
 	return r;
 }
 
-/* "unbound" or "bound to kmem", in buf. */
-static const char *driver_state(const char *driver, char *buf, size_t size)
+const char *dax_driver_state(const char *driver, char *buf, size_t size)
 {
 	(void)snprintf(buf, size, "%s%s", *driver ? "bound to " : "unbound", driver);
 	return buf;
@@ -197,34 +248,47 @@ static const char *driver_state(const char *driver, char *buf, size_t size)
 
 typedef int (*device_op)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 
-/* Move a dax device from driver "from" to driver "to" ("" = unbound) with op, and check the link. */
+/* The device's driver into the result; -errno when it cannot be read. */
+static int read_driver(struct run *run, const char *device)
+{
+	struct pmemram_apply_result *res = run->res;
+	int r;
+
+	res->driver_read = false;
+	r = dax_driver_read(run->ctx, device, res->driver, sizeof(res->driver));
+	res->driver_read = r >= 0;
+	return r;
+}
+
+/* Move a dax device from driver "from" to driver "to" ("" = unbound) with op, and judge by the
+ * driver link read afterwards, not by what op returned. */
 static int device_rebind(struct run *run, const char *device, const char *from, const char *to, device_op op,
 			 const char *what)
 {
-	char driver[64], have[96], want[96], before[96];
-	int r;
+	char have[96], want[96], before[96];
+	const char *driver = run->res->driver;
+	int r, k;
 
-	(void)driver_state(to, want, sizeof(want));
-	r = read_driver(run->ctx, device, driver, sizeof(driver));
+	(void)dax_driver_state(to, want, sizeof(want));
+	r = read_driver(run, device);
 	if (r < 0)
 		return fail(run, r, "%s: cannot read its driver: %s", device, strerror(-r));
 	if (streq(driver, to))
 		return succeed(run, true, "%s: already %s", device, want);
 	if (!streq(driver, from))
 		return fail(run, -EBUSY, "%s: %s, expected %s: not %s", device,
-			    driver_state(driver, have, sizeof(have)), driver_state(from, before, sizeof(before)), what);
+			    dax_driver_state(driver, have, sizeof(have)), dax_driver_state(from, before, sizeof(before)),
+			    what);
 
 	r = op ? op(run->ctx, run->userdata, device) : -EOPNOTSUPP;
+	k = read_driver(run, device);
+	if (k < 0)
+		return fail(run, k, "%s: cannot re-read its driver after %s: %s", device, what, strerror(-k));
+	if (streq(driver, to))
+		return succeed(run, r < 0, "%s: %s", device, want);
 	if (r < 0)
 		return fail(run, r, "%s: %s failed: %s", device, what, strerror(-r));
-
-	r = read_driver(run->ctx, device, driver, sizeof(driver));
-	if (r < 0)
-		return fail(run, r, "%s: cannot re-read its driver after %s: %s", device, what, strerror(-r));
-	if (!streq(driver, to))
-		return fail(run, -EIO, "%s: %s took no effect: %s", device, what,
-			    driver_state(driver, have, sizeof(have)));
-	return succeed(run, false, "%s: %s", device, want);
+	return fail(run, -EIO, "%s: %s took no effect: %s", device, what, dax_driver_state(driver, have, sizeof(have)));
 }
 
 /* Destructive and rare: the op does the work; the namespace's mode must then read "dax". */
@@ -267,6 +331,10 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 		return block_set(run, a->block, "offline", -1);
 	case PMEMRAM_ACTION_ONLINE_BLOCK:
 		return apply_online(run, a);
+	case PMEMRAM_ACTION_UNBIND_KMEM:
+		return device_rebind(run, a->device, "kmem", "", run->ops->disable_kmem, "unbinding kmem");
+	case PMEMRAM_ACTION_BIND_DEVDAX:
+		return device_rebind(run, a->device, "", "device_dax", run->ops->enable_devdax, "binding device_dax");
 	default:
 		return fail(run, -EINVAL, "%s: unknown action type %d", a->device, (int)a->type);
 	}
@@ -444,6 +512,7 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 	for (size_t i = 0; i < n_actions; i++) {
 		run.res = &report->results[i];
 		run.res->action = actions[i];
+		run.res->state_before = run.res->zone_before = -1;
 
 		if (r < 0) {
 			finish(&run, PMEMRAM_APPLY_SKIPPED, 0, "not attempted: an earlier action failed");

@@ -26,7 +26,17 @@ char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t 
 		snprintf(buf, size, "%s: offline memory%lu (wrong zone)", a->device, a->block);
 		break;
 	case PMEMRAM_ACTION_ONLINE_BLOCK:
-		snprintf(buf, size, "%s: online memory%lu as %s", a->device, a->block, pmemram_config_online_to_string(a->zone));
+		if (a->zone == PMEMRAM_ZONE_NONE)
+			snprintf(buf, size, "%s: online memory%lu", a->device, a->block);
+		else
+			snprintf(buf, size, "%s: online memory%lu as %s", a->device, a->block,
+				 pmemram_config_online_to_string(a->zone));
+		break;
+	case PMEMRAM_ACTION_UNBIND_KMEM:
+		snprintf(buf, size, "%s: unbind kmem", a->device);
+		break;
+	case PMEMRAM_ACTION_BIND_DEVDAX:
+		snprintf(buf, size, "%s: bind device_dax", a->device);
 		break;
 	default:
 		return NULL;

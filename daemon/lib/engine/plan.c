@@ -13,6 +13,8 @@ static const char *const action_names[_PMEMRAM_ACTION_TYPE_MAX] = {
 	[PMEMRAM_ACTION_BIND_KMEM] = "bind-kmem",
 	[PMEMRAM_ACTION_OFFLINE_BLOCK] = "offline-block",
 	[PMEMRAM_ACTION_ONLINE_BLOCK] = "online-block",
+	[PMEMRAM_ACTION_UNBIND_KMEM] = "unbind-kmem",
+	[PMEMRAM_ACTION_BIND_DEVDAX] = "bind-devdax",
 };
 
 static const char *const verdict_names[_PMEMRAM_VERDICT_MAX] = {

@@ -78,6 +78,11 @@ struct pmemram_apply_result {
 	enum pmemram_apply_status status;
 	int result;			    /* 0, or -errno when FAILED */
 	char reason[PMEMRAM_PLAN_TEXT_MAX]; /* one line naming the device or block */
+	/* Block actions: the block as first read (enum pmemram_block_state, and its zone when online),
+	 * -1 when not read.  Device actions: its driver as last read ("" unbound), when driver_read. */
+	int state_before, zone_before;
+	bool driver_read;
+	char driver[32];
 };
 
 struct pmemram_apply_report {
@@ -99,5 +104,12 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 struct pmemram_apply_report *pmemram_apply_report_free(struct pmemram_apply_report *report);
 
 const char *pmemram_apply_status_to_string(enum pmemram_apply_status s);
+
+/* A zone's name ("Movable"), or "an unknown zone". */
+const char *pmemram_zone_describe(int zone);
+/* A dax device's driver ("" when unbound) from its driver link; -ENODEV when the device is gone. */
+int dax_driver_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size);
+/* "unbound" or "bound to kmem", in buf. */
+const char *dax_driver_state(const char *driver, char *buf, size_t size);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_apply_report, pmemram_apply_report_free)

@@ -73,8 +73,10 @@ enum pmemram_action_type {
 	PMEMRAM_ACTION_CONVERT_NAMESPACE, /* ndctl create-namespace -f -e NS -m devdax: destroys data */
 	PMEMRAM_ACTION_DISABLE_DEVDAX,	  /* unbind device_dax */
 	PMEMRAM_ACTION_BIND_KMEM,	  /* bind kmem: the kernel adds the blocks, offline */
-	PMEMRAM_ACTION_OFFLINE_BLOCK,	  /* only right before ONLINE_BLOCK of the same block */
-	PMEMRAM_ACTION_ONLINE_BLOCK,
+	PMEMRAM_ACTION_OFFLINE_BLOCK,	  /* planned only right before ONLINE_BLOCK of the same block */
+	PMEMRAM_ACTION_ONLINE_BLOCK,	  /* zone NONE: the kernel's default zone (a release's undo) */
+	PMEMRAM_ACTION_UNBIND_KMEM,	  /* release: every block of the device offline first */
+	PMEMRAM_ACTION_BIND_DEVDAX,	  /* release: after UNBIND_KMEM */
 	_PMEMRAM_ACTION_TYPE_MAX,
 };
 
