@@ -627,7 +627,7 @@ static void test_devdax_and_kmem_fail_is_incomplete(void **state)
 	assert_int_equal(run(f, DEVICE, false, &r), -ENXIO);
 	assert_int_equal(f->n_calls, 10);
 	assert_outcome(r, PMEMRAM_RELEASE_INCOMPLETE, -ENXIO,
-		       "dax0.0: not released: binding device_dax failed: No such device or address; binding kmem again "
+		       "dax0.0: not released: binding device_dax failed: No such device or address; binding kmem "
 		       "failed: Cannot allocate memory: its memory is out of use with no driver bound");
 	assert_string_equal(driver_of(f, DEVICE), "");
 }

@@ -7,7 +7,6 @@
 #include "pmemram-release.h"
 
 #define MEMORY_DIR "devices/system/memory"
-#define DAX_DIR "bus/dax/devices"
 
 static const char *const block_status_names[_PMEMRAM_RELEASE_BLOCK_STATUS_MAX] = {
 	[PMEMRAM_RELEASE_BLOCK_ALREADY_OFFLINE] = "already-offline",
@@ -93,13 +92,6 @@ _printf_(5, 6) static int block_settle(struct run *run, struct pmemram_release_b
 	return b->result;
 }
 
-static const char *zone_name(int zone)
-{
-	const char *s = zone >= 0 ? pmemram_zone_to_string((enum pmemram_zone)zone) : NULL;
-
-	return s ? s : "an unknown zone";
-}
-
 /* " (<file>)" for the file behind the context's last failure, "" when there is none. */
 static const char *error_file(struct pmemram_ctx *ctx, char *buf, size_t size)
 {
@@ -111,55 +103,73 @@ static const char *error_file(struct pmemram_ctx *ctx, char *buf, size_t size)
 	return buf;
 }
 
-/* ---- sysfs, re-read after every step ------------------------------------------------------ */
+/* ---- steps, each an action of the applier ----------------------------------------------------- */
 
-/* The device's driver into report->driver_after ("" when unbound); -ENODEV when the device is gone. */
-static int read_driver(struct run *run)
+static struct pmemram_action action(struct run *run, enum pmemram_action_type type,
+				    const struct pmemram_release_block *b, enum pmemram_zone zone)
 {
-	struct pmemram_release_report *report = run->report;
-	char path[PATH_MAX];
+	struct pmemram_action a = {
+		.type = type,
+		.node = b ? b->node : run->report->node,
+		.block = b ? b->id : 0,
+		.zone = zone,
+	};
+
+	(void)snprintf(a.device, sizeof(a.device), "%s", run->report->device);
+	return a;
+}
+
+/* Perform actions through pmemram_apply() with this release's ops and done callback: 0, or the
+ * failed action's -errno with its result (reason, driver as last read) in *ret. */
+static int perform(struct run *run, const struct pmemram_action *actions, size_t n, struct pmemram_apply_result *ret)
+{
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	const struct pmemram_apply_options o = {
+		.ops = run->ops,
+		.ops_userdata = run->userdata,
+		.done = run->o->done,
+		.done_userdata = run->o->done_userdata,
+	};
 	int r;
 
-	run->driver_known = false;
-	r = path_printf(path, sizeof(path), DAX_DIR "/%s", report->device);
-	if (r < 0)
+	r = pmemram_apply(run->ctx, actions, n, &o, &report);
+	if (!report)
 		return r;
-	r = sysfs_exists(run->ctx, path);
-	if (r <= 0)
-		return r < 0 ? r : -ENODEV;
-
-	r = path_printf(path, sizeof(path), DAX_DIR "/%s/driver", report->device);
-	if (r < 0)
-		return r;
-	r = sysfs_read_link_name(run->ctx, path, report->driver_after, sizeof(report->driver_after));
-	if (sysfs_absent(run->ctx, r)) {
-		report->driver_after[0] = '\0';
-		r = 0;
-	}
-	run->driver_known = r >= 0;
+	*ret = report->results[report->failed >= 0 ? (size_t)report->failed : report->n_results - 1];
 	return r;
 }
 
-/* "unbound" or "bound to kmem", in buf. */
-static const char *driver_state(const char *driver, char *buf, size_t size)
+/* A result's reason without the device or block it starts with ("dax0.0: " or "memory38: "). */
+static const char *what_of(const struct pmemram_apply_result *res)
 {
-	(void)snprintf(buf, size, "%s%s", *driver ? "bound to " : "unbound", driver);
-	return buf;
+	const char *colon = strstr(res->reason, ": ");
+
+	return colon ? colon + 2 : res->reason;
+}
+
+/* Rebind the device with one action; report->driver_after follows what the applier read last.
+ * 0, or -errno with what failed in what. */
+static int rebind(struct run *run, enum pmemram_action_type type, char *what, size_t size)
+{
+	struct pmemram_action a = action(run, type, NULL, PMEMRAM_ZONE_NONE);
+	struct pmemram_apply_result res = {};
+	int r;
+
+	r = perform(run, &a, 1, &res);
+	run->driver_known = res.driver_read;
+	if (res.driver_read)
+		(void)snprintf(run->report->driver_after, sizeof(run->report->driver_after), "%s", res.driver);
+	if (r < 0)
+		(void)snprintf(what, size, "%s", res.reason[0] ? what_of(&res) : strerror(-r));
+	return r;
 }
 
 /* ---- blocks ------------------------------------------------------------------------------ */
 
-/* What to write to online a block into zone: the kernel's default zone for zones we cannot name. */
-static const char *online_value(enum pmemram_zone zone)
+/* The zone to put a block back into: the kernel's default one for zones we cannot name. */
+static enum pmemram_zone restore_zone(enum pmemram_zone zone)
 {
-	switch (zone) {
-	case PMEMRAM_ZONE_MOVABLE:
-		return "online_movable";
-	case PMEMRAM_ZONE_NORMAL:
-		return "online_kernel";
-	default:
-		return "online";
-	}
+	return zone == PMEMRAM_ZONE_MOVABLE || zone == PMEMRAM_ZONE_NORMAL ? zone : PMEMRAM_ZONE_NONE;
 }
 
 /* Whether the block is as it was before the run: online in its zone, or not online. */
@@ -179,7 +189,7 @@ static bool block_as_before(const struct pmemram_release_block *b, const struct 
 static const char *block_before(const struct pmemram_release_block *b, char *buf, size_t size)
 {
 	if (b->state_before == PMEMRAM_BLOCK_ONLINE)
-		(void)snprintf(buf, size, "online in %s", zone_name((int)b->zone_before));
+		(void)snprintf(buf, size, "online in %s", pmemram_zone_describe((int)b->zone_before));
 	else
 		(void)snprintf(buf, size, "%s", pmemram_block_state_to_string(b->state_before));
 	return buf;
@@ -201,104 +211,34 @@ static void progress(struct run *run, enum pmemram_action_type type, const struc
 	run->o->progress(run->ctx, &a, index, total, run->o->progress_userdata);
 }
 
-static int set_state(struct run *run, unsigned long block, const char *value)
-{
-	return run->ops->set_block_state ? run->ops->set_block_state(run->ctx, run->userdata, block, value)
-					 : -EOPNOTSUPP;
-}
-
-/* Who has resident pages in the block, for the message of a block that would not go offline. */
-static void block_owners(struct run *run, const struct pmemram_release_block *b, char *buf, size_t size)
-{
-	long page_size = sysconf(_SC_PAGESIZE);
-	uint64_t bs = run->report->block_size;
-	char owners[PMEMRAM_PLAN_TEXT_MAX / 2 - 64];
-	int n;
-
-	n = page_size > 0 && bs > 0 ? pmemram_frame_owners(run->ctx, b->id * bs / (uint64_t)page_size,
-							   (b->id + 1) * bs / (uint64_t)page_size, (uint64_t)page_size,
-							   owners, sizeof(owners))
-				    : -EINVAL;
-	pmemram_ctx_clear_error(run->ctx);
-	if (n > 0) {
-		(void)snprintf(buf, size, "pages mapped by %s", owners);
-		return;
-	}
-	if (n == -EPERM && b->node >= 0) {
-		/* Frames are hidden without CAP_SYS_ADMIN: the node's users are the suspects. */
-		n = pmemram_node_users(run->ctx, b->node, owners, sizeof(owners));
-		pmemram_ctx_clear_error(run->ctx);
-		if (n > 0)
-			(void)snprintf(buf, size, "frames hidden; processes with pages on node %d: %s", b->node, owners);
-		else
-			(void)snprintf(buf, size, "frames hidden, and no process has pages on node %d", b->node);
-		return;
-	}
-	(void)snprintf(buf, size, "no process maps its pages (kernel or pipe buffers hold them)");
-}
-
-/* Offline one block and judge by what the kernel shows afterwards, not by what the write returned.
- * Progress is reported for index < total: the blocks the first read found online. */
+/* Offline one block: the applier judges by what the kernel shows afterwards, not by what the write
+ * returned.  Progress is reported for index < total: the blocks the first read found online. */
 static int offline_block(struct run *run, struct pmemram_release_block *b, size_t index, size_t total)
 {
-	struct memblock_view v;
+	struct pmemram_action a = action(run, PMEMRAM_ACTION_OFFLINE_BLOCK, b, PMEMRAM_ZONE_NONE);
+	struct pmemram_apply_result res = {};
 	char before[64];
-	int r, k;
-
-	r = memblock_view_read(run->ctx, b->id, &v);
-	if (r < 0)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r, "memory%lu: cannot read its state: %s",
-				    b->id, strerror(-r));
-	if (!v.present)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, -ENODEV,
-				    "memory%lu: vanished before it could be offlined", b->id);
-	/* This read is the state before the run touched the block. */
-	if (v.state_id >= 0)
-		b->state_before = (enum pmemram_block_state)v.state_id;
-	if (b->state_before == PMEMRAM_BLOCK_ONLINE && v.zone >= 0)
-		b->zone_before = (enum pmemram_zone)v.zone;
-	if (v.state_id == PMEMRAM_BLOCK_OFFLINE)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_ALREADY_OFFLINE, 0, "memory%lu: already offline",
-				    b->id);
+	int r;
 
 	if (index < total)
 		progress(run, PMEMRAM_ACTION_OFFLINE_BLOCK, b, index, total);
-	r = set_state(run, b->id, "offline");
-
-	k = memblock_view_read(run->ctx, b->id, &v);
-	if (k < 0)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, k,
-				    "memory%lu: cannot re-read its state after offlining: %s", b->id, strerror(-k));
-	if (!v.present)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, -ENODEV,
-				    "memory%lu: vanished while being offlined", b->id);
-	/* Offline now, even if the write failed: someone raced us to it, and it is offline all the same. */
-	if (v.state_id == PMEMRAM_BLOCK_OFFLINE)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_OFFLINED, 0, "memory%lu: offlined (was %s)", b->id,
-				    block_before(b, before, sizeof(before)));
-
-	if (r == -ETIMEDOUT) {
-		char owners[PMEMRAM_PLAN_TEXT_MAX / 2];
-
-		block_owners(run, b, owners, sizeof(owners));
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
-				    "memory%lu: did not go offline within %" PRIu64
-				    " s: the kernel kept retrying to migrate pages that stay in use (extra "
-				    "references, e.g. spliced into a pipe); %s",
-				    b->id, pmemram_ctx_get_offline_timeout(run->ctx) / 1000000, owners);
-	}
-	if (r == -EBUSY)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
-				    "memory%lu: could not be offlined: the kernel could not migrate its pages away "
-				    "(unmovable or pinned pages in use): %s",
-				    b->id, strerror(-r));
-	(void)memblock_view_read_zones(run->ctx, b->id, &v);
+	r = perform(run, &a, 1, &res);
+	if (r == -ENOMEM || !res.reason[0])
+		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r, "memory%lu: not attempted: %s", b->id,
+				    strerror(-r));
+	/* The applier's first read is the state before the run touched the block. */
+	if (res.state_before >= 0)
+		b->state_before = (enum pmemram_block_state)res.state_before;
+	if (b->state_before == PMEMRAM_BLOCK_ONLINE && res.zone_before >= 0)
+		b->zone_before = (enum pmemram_zone)res.zone_before;
 	if (r < 0)
-		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
-				    "memory%lu: offline rejected: %s (state %s, valid_zones: %s)", b->id, strerror(-r),
-				    v.state, v.zones);
-	return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, -EIO,
-			    "memory%lu: offline took no effect: state %s (valid_zones: %s)", b->id, v.state, v.zones);
+		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r, "%s", res.reason);
+	if (res.status == PMEMRAM_APPLY_ALREADY && b->state_before == PMEMRAM_BLOCK_OFFLINE)
+		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_ALREADY_OFFLINE, 0, "memory%lu: already offline",
+				    b->id);
+	/* Offline now, even if the write failed: someone raced us to it, and it is offline all the same. */
+	return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_OFFLINED, 0, "memory%lu: offlined (was %s)", b->id,
+			    block_before(b, before, sizeof(before)));
 }
 
 /* Mark a block that could not be put back; a failure to offline it stays in the text, after "earlier: ". */
@@ -328,7 +268,7 @@ static int restored(struct run *run, struct pmemram_release_block *b)
 	if (b->status == PMEMRAM_RELEASE_BLOCK_OFFLINED)
 		return block_settle(run, b, PMEMRAM_RELEASE_BLOCK_RESTORED, 0,
 				    "memory%lu: offlined, then onlined again in %s", b->id,
-				    zone_name((int)b->zone_before));
+				    pmemram_zone_describe((int)b->zone_before));
 	return 0;
 }
 
@@ -336,9 +276,11 @@ static int restored(struct run *run, struct pmemram_release_block *b)
 static int restore_block(struct run *run, struct pmemram_release_block *b)
 {
 	bool online = b->state_before == PMEMRAM_BLOCK_ONLINE;
-	const char *value = online ? online_value(b->zone_before) : "offline";
+	struct pmemram_apply_result res = {};
+	struct pmemram_action a[2];
 	struct memblock_view v;
-	int r, k;
+	size_t n = 0;
+	int r;
 
 	r = memblock_view_read(run->ctx, b->id, &v);
 	if (r < 0)
@@ -349,28 +291,14 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 		return not_restored(run, b, -ENODEV, "it is gone");
 
 	/* Online in another zone (kmem bound again, and the kernel auto-onlined it): offline it first. */
-	if (online && v.state_id == PMEMRAM_BLOCK_ONLINE) {
-		r = set_state(run, b->id, "offline");
-		k = memblock_view_read(run->ctx, b->id, &v);
-		if (k < 0)
-			return not_restored(run, b, k, "cannot re-read its state after offlining: %s", strerror(-k));
-		if (v.state_id != PMEMRAM_BLOCK_OFFLINE)
-			return not_restored(run, b, r < 0 ? r : -EIO,
-					    "online in %s and cannot be offlined to move it%s%s", zone_name(v.zone),
-					    r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
-	}
-
-	r = set_state(run, b->id, value);
-	k = memblock_view_read(run->ctx, b->id, &v);
-	if (k < 0)
-		return not_restored(run, b, k, "cannot re-read its state after writing %s: %s", value, strerror(-k));
-	if (block_as_before(b, &v))
-		return restored(run, b);
-	(void)memblock_view_read_zones(run->ctx, b->id, &v);
+	if (!online || v.state_id == PMEMRAM_BLOCK_ONLINE)
+		a[n++] = action(run, PMEMRAM_ACTION_OFFLINE_BLOCK, b, PMEMRAM_ZONE_NONE);
+	if (online)
+		a[n++] = action(run, PMEMRAM_ACTION_ONLINE_BLOCK, b, restore_zone(b->zone_before));
+	r = perform(run, a, n, &res);
 	if (r < 0)
-		return not_restored(run, b, r, "%s rejected: %s (state %s, valid_zones: %s)", value, strerror(-r),
-				    v.state, v.zones);
-	return not_restored(run, b, -EIO, "%s took no effect: state %s (valid_zones: %s)", value, v.state, v.zones);
+		return not_restored(run, b, r, "%s", res.reason[0] ? what_of(&res) : strerror(-r));
+	return restored(run, b);
 }
 
 /* Put every block back as it was before the run, lowest first (the reverse of offlining). */
@@ -489,7 +417,7 @@ static int load(struct run *run, struct pmemram_dax *ret_dax)
 		return 0;
 	if (d->mode == PMEMRAM_DAX_OTHER)
 		return settle(run, PMEMRAM_RELEASE_REFUSED, -EBUSY, "%s: %s, not kmem: not releasing it",
-			      report->device, driver_state(d->driver, have, sizeof(have)));
+			      report->device, dax_driver_state(d->driver, have, sizeof(have)));
 	if (!d->has_resource)
 		return settle(run, PMEMRAM_RELEASE_REFUSED, -EACCES,
 			      "%s: physical address unknown (resource is readable by root only): cannot find its "
@@ -540,7 +468,7 @@ static int load(struct run *run, struct pmemram_dax *ret_dax)
 		}
 	}
 	log_debug(run->ctx, "%s: %s, blocks %lu..%lu, %zu present", report->device,
-		  driver_state(d->driver, have, sizeof(have)), run->first, run->end, report->n_blocks);
+		  dax_driver_state(d->driver, have, sizeof(have)), run->first, run->end, report->n_blocks);
 	return 0;
 }
 
@@ -564,31 +492,6 @@ static int first_present(struct run *run, unsigned long *ret)
 	return 0;
 }
 
-typedef int (*device_op)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-
-/* Call op on the device and re-read its driver; 0 when it reads back as want, else -errno in *what. */
-static int rebind(struct run *run, device_op op, const char *verb, const char *want, char *what, size_t size)
-{
-	char have[64];
-	int r, k;
-
-	r = op ? op(run->ctx, run->userdata, run->report->device) : -EOPNOTSUPP;
-	k = read_driver(run);
-	if (k < 0) {
-		(void)snprintf(what, size, "cannot re-read its driver after %s: %s", verb, strerror(-k));
-		return k;
-	}
-	if (streq(run->report->driver_after, want))
-		return 0;
-	if (r < 0) {
-		(void)snprintf(what, size, "%s failed: %s", verb, strerror(-r));
-		return r;
-	}
-	(void)snprintf(what, size, "%s took no effect: %s", verb,
-		       driver_state(run->report->driver_after, have, sizeof(have)));
-	return -EIO;
-}
-
 /* Unbound, no blocks of its range left: bind device_dax.  Nothing to undo when that fails. */
 static int bind_unbound(struct run *run)
 {
@@ -609,7 +512,7 @@ static int bind_unbound(struct run *run)
 	if (run->o->dry_run)
 		return settle(run, PMEMRAM_RELEASE_DRY_RUN, 0, "%s: unbound: would bind device_dax", report->device);
 
-	r = rebind(run, run->ops->enable_devdax, "binding device_dax", "device_dax", what, sizeof(what));
+	r = rebind(run, PMEMRAM_ACTION_BIND_DEVDAX, what, sizeof(what));
 	if (r < 0)
 		return settle(run, PMEMRAM_RELEASE_REFUSED, r, "%s: not released: %s", report->device, what);
 	return settle(run, PMEMRAM_RELEASE_RELEASED, 0, "%s: was unbound; device_dax bound", report->device);
@@ -722,7 +625,7 @@ static int undo_unbind(struct run *run, int r, const char *failure)
 		return settle(run, PMEMRAM_RELEASE_INCOMPLETE, r, "%s: not released: %s; its driver is unknown",
 			      report->device, failure);
 	if (report->driver_after[0] == '\0') {
-		k = rebind(run, run->ops->enable_kmem, "binding kmem again", "kmem", what, sizeof(what));
+		k = rebind(run, PMEMRAM_ACTION_BIND_KMEM, what, sizeof(what));
 		if (k < 0)
 			return settle(run, PMEMRAM_RELEASE_INCOMPLETE, r,
 				      "%s: not released: %s; %s: its memory is out of use with no driver bound",
@@ -757,7 +660,7 @@ static int release_kmem(struct run *run)
 		return undo(run, r, "%s", b ? b->reason : "a block is not offline any more");
 	}
 
-	r = rebind(run, run->ops->disable_kmem, "unbinding kmem", "", what, sizeof(what));
+	r = rebind(run, PMEMRAM_ACTION_UNBIND_KMEM, what, sizeof(what));
 	if (r < 0 && run->driver_known && streq(report->driver_after, "kmem"))
 		return undo(run, r, "%s", what);
 	if (r < 0)
@@ -775,7 +678,7 @@ static int release_kmem(struct run *run)
 			      "claimed, until reboot",
 			      report->device, present);
 
-	r = rebind(run, run->ops->enable_devdax, "binding device_dax", "device_dax", what, sizeof(what));
+	r = rebind(run, PMEMRAM_ACTION_BIND_DEVDAX, what, sizeof(what));
 	if (r < 0)
 		return undo_unbind(run, r, what);
 
