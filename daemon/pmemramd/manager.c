@@ -466,10 +466,12 @@ int manager_reconcile(struct manager *m, const char *why)
 	log_unmatched(m, m->last ? m->last->plan : NULL, res->plan);
 	if (res->n_results > 0 || r < 0)
 		mlog(m, r < 0 ? LOG_WARNING : LOG_INFO,
-		     "reconcile (%s): %zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64 " ms)", why,
-		     res->n_done, res->rounds, res->n_failed,
+		     "reconcile (%s): %zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64
+		     " ms: %u observations %" PRIu64 " ms, users %" PRIu64 " ms, apply %" PRIu64 " ms)",
+		     why, res->n_done, res->rounds, res->n_failed,
 		     r == 0 ? "converged" : r == -EAGAIN ? "work remains" : "not converged",
-		     m->last_duration_usec / 1000);
+		     m->last_duration_usec / 1000, res->n_observations, res->observe_usec / 1000,
+		     res->users_usec / 1000, res->apply_usec / 1000);
 	if (res->n_unreadable_processes > 0)
 		mlog(m, LOG_WARNING, "could not read the memory maps of %zu processes: a dax device they map looks free",
 		     res->n_unreadable_processes);

@@ -25,6 +25,7 @@ struct pmemram_reconcile_result {
 	size_t n_failed;		       /* devices whose actions failed (verdict FAILED) */
 	unsigned rounds;		       /* observations that found something to do */
 	unsigned n_observations;	       /* readings of the system (a verified round needs none) */
+	uint64_t observe_usec, users_usec, apply_usec; /* time spent reading, scanning users, applying */
 	size_t n_unreadable_processes;	       /* of the last observation */
 	struct pmemram_observation *observation; /* the last, with the verified results carried in */
 };

@@ -1,4 +1,6 @@
 /* Reconcile: rounds of observe, plan, apply-per-device, until the system is as configured. */
+#include <time.h>
+
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 #include "pmemram-reconcile.h"
@@ -12,6 +14,14 @@ struct pmemram_reconcile_result *pmemram_reconcile_result_free(struct pmemram_re
 	free(r->results);
 	free(r);
 	return NULL;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static bool name_in(const char *name, const char *const *names, size_t n)
@@ -151,10 +161,13 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 	int r;
 
 	if (!*obs) {
+		uint64_t t = now_usec();
+
 		r = pmemram_observe_lazy(ctx, obs);
 		if (r < 0)
 			return r;
 		res->n_observations++;
+		res->observe_usec += now_usec() - t;
 	}
 	r = pmemram_plan_compute(config, &(*obs)->observed, ret);
 	if (r < 0)
@@ -163,10 +176,13 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 	 * and only a plan that takes a device from device_dax depends on it: the plan is made
 	 * again from the same observation, completed, and nothing else is read again. */
 	if (pmemram_plan_needs_users(*ret) && !(*obs)->users_scanned) {
+		uint64_t t = now_usec();
+
 		*ret = pmemram_plan_free(*ret);
 		r = pmemram_observation_scan_users(ctx, *obs);
 		if (r < 0)
 			return r;
+		res->users_usec += now_usec() - t;
 		r = pmemram_plan_compute(config, &(*obs)->observed, ret);
 		if (r < 0)
 			return r;
@@ -287,6 +303,7 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 
 	for (bool stop = false;;) {
 		size_t done_before = res->n_done, results_before = res->n_results, failed_before = failed.n;
+		uint64_t t_apply;
 
 		r = observe_and_plan(ctx, config, o, &failed, res, &obs, &plan);
 		if (r < 0)
@@ -295,9 +312,11 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 			break;
 
 		res->rounds++;
+		t_apply = now_usec();
 		r = apply_by_device(ctx, plan, o->apply, res, &failed);
 		if (r < 0)
 			goto out;
+		res->apply_usec += now_usec() - t_apply;
 		if (dry_run)
 			break;
 		/* A round that changed nothing (every device failed) would only repeat itself: one more
