@@ -61,7 +61,12 @@ static int write_all_fd(int fd, const char *s, size_t len)
 __attribute__((noreturn)) static void child_run(struct manager *m, const char *device, int fd)
 {
 	struct pmemram_release_report *report = NULL;
-	const struct pmemram_apply_options opts = { .progress = child_progress, .progress_userdata = m };
+	const struct pmemram_apply_options opts = {
+		.progress = child_progress,
+		.progress_userdata = m,
+		.done = manager_action_done,
+		.done_userdata = m,
+	};
 	struct json_object *o = NULL;
 	const char *text;
 	int r;

@@ -408,7 +408,7 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 
 /* Each action in the journal as soon as it is done, so that a daemon killed half way leaves a
  * record of every kernel state it changed. */
-static void on_action_done(struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
+void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
 {
 	log_result(userdata, res);
 }
@@ -418,7 +418,7 @@ int manager_reconcile(struct manager *m, const char *why)
 	const struct pmemram_apply_options apply = {
 		.progress = manager_progress,
 		.progress_userdata = m,
-		.done = on_action_done,
+		.done = manager_action_done,
 		.done_userdata = m,
 	};
 	struct pmemram_reconcile_options o = {

@@ -122,6 +122,10 @@ void manager_notify_status(struct manager *m);
 struct pmemram_action;
 void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, size_t index, size_t total,
 		      void *userdata);
+/* Apply done callback (userdata: the manager): each action in the journal as it completes, with
+ * structured fields; the reconcile's and the release's alike. */
+struct pmemram_apply_result;
+void manager_action_done(struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata);
 /* The "status" reply's payload. */
 int manager_status_json(struct manager *m, struct json_object **ret);
 
