@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "ctl.h"
+#include "fileio.h"
 #include "macro.h"
 #include "pmemram-config.h"
 
@@ -18,7 +19,6 @@
 #define DROPIN_MODE 0644
 #define DIR_MODE 0755
 #define BASE_MAX (sizeof(DROPIN_PREFIX) + PMEMRAM_CONFIG_NAME_MAX + sizeof(".conf"))
-#define TMP_ATTEMPTS 100
 
 /* What one claim says, as the configuration parser read it. */
 struct settings {
@@ -82,21 +82,6 @@ static bool valid_name(const char *s)
 }
 
 /* ---- small file helpers ------------------------------------------------------------------------ */
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t k = write(fd, buf, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return negative_errno();
-		buf += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Contents of a regular file, up to one byte past the configuration's size limit. */
 static int read_text(int fd, char **ret, size_t *ret_len)
@@ -465,25 +450,13 @@ static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 /* Write text to a new hidden file in the drop-in directory and sync it; its name goes to e->tmp. */
 static int write_tmp(struct edit *e, const char *text, size_t len)
 {
-	_cleanup_(closep) int fd = -1;
 	int r;
 
-	for (unsigned i = 0; fd < 0; i++) {
-		if (i >= TMP_ATTEMPTS)
-			return system_error(e, "create a temporary file in", e->path, -EEXIST);
-		snprintf(e->tmp, sizeof(e->tmp), ".%s.%ld-%u", e->base, (long)getpid(), i);
-		fd = openat(e->dropin_fd, e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, DROPIN_MODE);
-		if (fd < 0 && errno != EEXIST) {
-			r = negative_errno();
-			e->tmp[0] = '\0';
-			return system_error(e, "create a temporary file for", e->path, r);
-		}
-	}
-	r = fchmod(fd, DROPIN_MODE) < 0 ? negative_errno() : write_all(fd, text, len);
-	if (r >= 0 && fsync(fd) < 0)
-		r = negative_errno();
-	if (r < 0)
+	r = file_write_temp_at(e->dropin_fd, e->base, text, len, DROPIN_MODE, 0, e->tmp, sizeof(e->tmp));
+	if (r < 0) {
+		e->tmp[0] = '\0';
 		return system_error(e, "write a temporary file for", e->path, r);
+	}
 	return CTL_EXIT_OK;
 }
 
@@ -498,6 +471,7 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 	struct settings old, new;
 	const struct pmemram_claim *claim;
 	char source[sizeof(PMEMRAM_CONFIG_DROPIN_DIR "/") + sizeof(e.tmp)];
+	bool renamed;
 	int r, len;
 
 	snprintf(e.base, sizeof(e.base), DROPIN_PREFIX "%s.conf", name);
@@ -560,13 +534,13 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		return CTL_EXIT_CONFIG;
 	}
 
-	if (renameat(e.dropin_fd, e.tmp, e.dropin_fd, e.base) < 0)
-		return system_error(&e, "rename a temporary file to", e.path, negative_errno());
+	r = file_commit_at(e.dropin_fd, e.tmp, e.base, &renamed);
 	e.tmp[0] = '\0';
+	if (!renamed)
+		return system_error(&e, "rename a temporary file to", e.path, r);
 	e.committed = true;
-	if (fsync(e.dropin_fd) < 0 || (e.created_dropin && fsync(e.dir_fd) < 0) ||
-	    (e.created_dir && sync_parent(e.dir) < 0))
-		return system_error(&e, "sync the directory of", e.path, negative_errno());
+	if (r < 0 || (e.created_dropin && fsync(e.dir_fd) < 0) || (e.created_dir && sync_parent(e.dir) < 0))
+		return system_error(&e, "sync the directory of", e.path, r < 0 ? r : negative_errno());
 	(void)flock(e.dir_fd, LOCK_UN);
 
 	claim = pmemram_config_find_claim(result, name);

@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "manager.h"
 #include "pmemram-release.h"
@@ -42,21 +43,6 @@ static void child_progress(struct pmemram_ctx *ctx, const struct pmemram_action 
 		mlog(m, LOG_DEBUG, "[%zu/%zu] %s", index + 1, total, line);
 }
 
-static int write_all_fd(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* In the child: release, then one JSON object on fd: the report (or "error"), and "errno". */
 __attribute__((noreturn)) static void child_run(struct manager *m, const char *device, int fd)
 {
@@ -82,7 +68,7 @@ __attribute__((noreturn)) static void child_run(struct manager *m, const char *d
 	if (o)
 		(void)json_object_object_add(o, "errno", json_object_new_int(r < 0 ? -r : 0));
 	text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : NULL;
-	_exit(text && write_all_fd(fd, text, strlen(text)) == 0 ? 0 : 1);
+	_exit(text && write_all(fd, text, strlen(text)) == 0 ? 0 : 1);
 }
 
 static struct manager_release *release_free(struct manager_release *rel)

@@ -10,6 +10,7 @@
 #include "json-util.h"
 #include <systemd/sd-daemon.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "manager.h"
 #include "pmemram-observe.h"
@@ -139,33 +140,31 @@ bool manager_is_held(const struct manager *m, const char *device)
 /* Write runtime_dir/held atomically: one device per line, "daxX.Y IDENTITY". */
 static int save_held(struct manager *m)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	_cleanup_(fclosep) FILE *f = NULL;
-	int fd;
+	_cleanup_(freep) char *text = NULL;
+	char path[PATH_MAX];
+	size_t size = 0;
+	FILE *f;
+	int r;
 
 	if (!m->runtime_dir)
 		return 0;
 	(void)snprintf(path, sizeof(path), "%s/" PMEMRAM_HELD_FILE, m->runtime_dir);
-	(void)snprintf(tmp, sizeof(tmp), "%s/." PMEMRAM_HELD_FILE ".tmp", m->runtime_dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto fail;
-	f = fdopen(fd, "w");
-	if (!f) {
-		safe_close(fd);
-		goto fail;
-	}
+	f = open_memstream(&text, &size);
+	if (!f)
+		goto oom;
 	for (size_t i = 0; i < m->n_held; i++)
 		fprintf(f, "%s%s%s\n", m->held[i], m->held_id[i] ? " " : "", m->held_id[i] ? m->held_id[i] : "");
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
-		goto fail;
-	if (rename(tmp, path) < 0)
-		goto fail;
+	if (fclose(f) != 0)
+		goto oom;
+	r = file_write_atomic(path, text ? text : "", size, 0644, 0);
+	if (r < 0) {
+		mlog(m, LOG_ERR, "cannot write %s: %s", path, strerror(-r));
+		return -EIO;
+	}
 	return 0;
-fail:
-	mlog(m, LOG_ERR, "cannot write %s: %m", path);
-	(void)unlink(tmp);
-	return -EIO;
+oom:
+	mlog(m, LOG_ERR, "cannot write %s: out of memory", path);
+	return -ENOMEM;
 }
 
 int manager_hold(struct manager *m, const char *device)

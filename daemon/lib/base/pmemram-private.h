@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <syslog.h>
 
+#include "fileio.h"
 #include "macro.h"
 #include "pmemram.h"
 

@@ -263,25 +263,6 @@ int sysfs_exists(struct pmemram_ctx *ctx, const char *path)
 	return 1;
 }
 
-static int write_all(int fd, const char *value)
-{
-	size_t len = strlen(value), done = 0;
-
-	while (done < len) {
-		ssize_t k = write(fd, value + done, len - done);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		if (k == 0)
-			return -EIO;
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 /* Open, write and close dir_fd/path: 0 or -errno (sysfs reports some store errors at close()). */
 static int store(int dir_fd, const char *path, const char *value)
 {
@@ -291,7 +272,7 @@ static int store(int dir_fd, const char *path, const char *value)
 	fd = openat(dir_fd, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, value);
+	r = write_all(fd, value, strlen(value));
 	if (r < 0)
 		return r;
 	if (close(TAKE_FD(fd)) < 0 && errno != EINTR)

@@ -77,7 +77,7 @@ static int read_file(const char *path, char **ret)
 	return 0;
 }
 
-/* fsync the directory of path, so that a rename or unlink in it survives a crash. */
+/* fsync the directory of path, so that an unlink in it survives a crash. */
 static int sync_parent(const char *path)
 {
 	char dir[PATH_MAX];
@@ -94,53 +94,6 @@ static int sync_parent(const char *path)
 	if (fd < 0 || fsync(fd) < 0)
 		return negative_errno();
 	return 0;
-}
-
-/* Replace path with content so that a reader or a crash sees the old file or the new one, never a part:
- * a temporary file beside it, synced, renamed over it.  The old file's mode is kept, new_mode used
- * when there is none. */
-static int write_file_atomic(const char *path, const char *content, mode_t new_mode)
-{
-	char tmp[PATH_MAX];
-	_cleanup_(closep) int fd = -1;
-	size_t len = strlen(content), done = 0;
-	const char *base = strrchr(path, '/');
-	struct stat st;
-	int r;
-
-	if (stat(path, &st) == 0)
-		new_mode = st.st_mode & 07777;
-	else if (errno != ENOENT)
-		return negative_errno();
-
-	/* A hidden name: update-grub sources the drop-ins ending in .cfg, but not dot-files. */
-	base = base ? base + 1 : path;
-	r = path_printf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - path), path, base);
-	if (r < 0)
-		return r;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-
-	if (fchmod(fd, new_mode) < 0)
-		goto fail;
-	while (done < len) {
-		ssize_t k = write(fd, content + done, len - done);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		done += (size_t)k;
-	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0)
-		goto fail;
-	return sync_parent(path);
-fail:
-	r = negative_errno();
-	(void)unlink(tmp);
-	return r;
 }
 
 /* ---- /etc/default/grub ------------------------------------------------------------------ */
@@ -571,7 +524,7 @@ static int write_kernel_cmdline(const char *path, const char *value, bool *ret_c
 		return r;
 	if (asprintf(&content, "%s\n", line) < 0)
 		return -ENOMEM;
-	r = write_file_atomic(path, content, 0644);
+	r = file_write_atomic(path, content, strlen(content), 0644, FILE_KEEP_MODE);
 	if (r < 0)
 		return r;
 	*ret_changed = true;
@@ -611,7 +564,7 @@ static int write_grub_dropin(const char *root, const char *path, const char *val
 		return r;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return negative_errno();
-	r = write_file_atomic(path, content, 0644);
+	r = file_write_atomic(path, content, strlen(content), 0644, FILE_KEEP_MODE);
 	if (r < 0)
 		return r;
 	*ret_changed = true;

@@ -103,9 +103,7 @@ int pmemram_slice_read_nodes(int dir_fd, const char *class_name, char *nodes, si
 
 int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
 {
-	char name[PMEMRAM_CLASS_NAME_MAX + 16], tmp[PMEMRAM_CLASS_NAME_MAX + 32], old[PMEMRAM_SLICE_MAX];
-	_cleanup_(closep) int fd = -1;
-	size_t len;
+	char name[PMEMRAM_CLASS_NAME_MAX + 16], old[PMEMRAM_SLICE_MAX];
 	int r;
 
 	if (!text)
@@ -122,24 +120,9 @@ int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
 	if (r < 0 && r != -ENOENT)
 		return r;
 
-	r = path_printf(tmp, sizeof(tmp), ".%s.tmp", name);
+	r = file_write_atomic_at(dir_fd, name, text, strlen(text), 0644, 0);
 	if (r < 0)
 		return r;
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return negative_errno();
-	len = strlen(text);
-	errno = 0;
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0) {
-		r = errno ? -errno : -EIO;
-		(void)unlinkat(dir_fd, tmp, 0);
-		return r;
-	}
-	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {
-		r = negative_errno();
-		(void)unlinkat(dir_fd, tmp, 0);
-		return r;
-	}
 	return 1;
 }
 
