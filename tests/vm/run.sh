@@ -6,6 +6,7 @@
 #                         hmat-complex, no-cache, legacy-pmem
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
+#   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
 #   -e, --env VAR=VALUE   set VAR in the scenario's environment (repeatable)
 #   -n, --name ID         run directory name (default: SCENARIO-TOPOLOGY)
 #   -q, --quiet           print only the verdict line
@@ -27,6 +28,7 @@ topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pm
 topology=nvdimm+hmat-direct
 append=
 timeout_s=600
+maxmem=8G
 name=
 quiet=0
 envs=()
@@ -41,6 +43,9 @@ while [ $# -gt 0 ]; do
 	-t | --topology) topology=${2:?}; shift 2 ;;
 	-a | --append) append=${2?}; shift 2 ;;
 	-T | --timeout) timeout_s=${2:?}; shift 2 ;;
+	-M | --maxmem)
+		[[ ${2:-} =~ ^[1-9][0-9]*[MG]$ ]] || bench_die "bad --maxmem '${2:-}' (such as 24G)"
+		maxmem=$2; shift 2 ;;
 	-e | --env)
 		[[ ${2:-} =~ ^[A-Z_][A-Z0-9_]*=[^\'\\]*$ ]] || bench_die "bad --env '${2:-}' (VAR=VALUE)"
 		envs+=("$2"); shift 2 ;;
@@ -84,7 +89,7 @@ topology_args() {
 	*) bench_die "unknown topology '$1' (one of: $topologies)" ;;
 	esac
 	truncate -s 1026M "$run/nvdimm0.img"
-	qargs+=(-machine pc,nvdimm=on,hmat=on -smp 2 -m 2G,slots=4,maxmem=8G
+	qargs+=(-machine pc,nvdimm=on,hmat=on -smp 2 -m "2G,slots=4,maxmem=$maxmem"
 		-object memory-backend-ram,id=m0,size=1G
 		-object memory-backend-ram,id=m1,size=1G
 		-numa node,nodeid=0,cpus=0-1,memdev=m0
