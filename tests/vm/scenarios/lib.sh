@@ -134,6 +134,64 @@ dev_blocks() {
 	seq $(((start + bs - 1) / bs)) $(((start + size) / bs - 1))
 }
 
+# floor_on DEV BLOCK...: DEV to System RAM with bare sysfs writes, no tool (the floor of the
+# online benchmarks): unbind device_dax, kmem new_id (and bind), online each block Movable.
+floor_on() {
+	local dev=$1 b drivers=/sys/bus/dax/drivers
+	shift
+	echo "$dev" >"$drivers/device_dax/unbind" &&
+		echo "$dev" >"$drivers/device_dax/remove_id" 2>/dev/null
+	echo "$dev" >"$drivers/kmem/new_id" || return 1
+	[ -e "$drivers/kmem/$dev" ] || echo "$dev" >"$drivers/kmem/bind" || return 1
+	for b in "$@"; do
+		echo online_movable >"/sys/devices/system/memory/memory$b/state" || return 1
+	done
+}
+# floor_off DEV BLOCK...: back to device_dax the same way (each block offline first).
+floor_off() {
+	local dev=$1 b drivers=/sys/bus/dax/drivers
+	shift
+	for b in "$@"; do
+		[ "$(cat "/sys/devices/system/memory/memory$b/state")" = offline ] ||
+			echo offline >"/sys/devices/system/memory/memory$b/state" || return 1
+	done
+	echo "$dev" >"$drivers/kmem/unbind" && echo "$dev" >"$drivers/kmem/remove_id" 2>/dev/null
+	echo "$dev" >"$drivers/device_dax/new_id" 2>/dev/null
+	[ -e "$drivers/device_dax/$dev" ] || echo "$dev" >"$drivers/device_dax/bind"
+}
+
+# ms T0 T1: milliseconds between two $EPOCHREALTIME readings.
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
+
+# bench_methods DEV TRIALS BLOCK...: bring DEV (held by pmemramd, on device_dax) online as
+# Movable TRIALS times each with bare sysfs writes (floor), daxctl and pmemramctl reclaim, in
+# turns, and back; one assertion and one "# BENCH method=M trial=T ms=X blocks=N" line each.
+bench_methods() {
+	local dev=$1 trials=$2 n t method t0 t1 rc
+	shift 2
+	n=$#
+	for t in $(seq "$trials"); do
+		for method in floor daxctl pmemramd; do
+			t0=$EPOCHREALTIME # microseconds, no fork inside the timed span
+			case $method in
+			floor) floor_on "$dev" "$@" ;;
+			daxctl) daxctl reconfigure-device --mode=system-ram "$dev" >/dev/null 2>&1 ;;
+			pmemramd) pmemramctl reclaim "$dev" >/dev/null ;;
+			esac
+			rc=$?
+			t1=$EPOCHREALTIME
+			is "trial $t, $method: $n blocks online Movable" "$rc $(dev_state "$dev")" "0 $n online Movable"
+			note "BENCH method=$method trial=$t ms=$(ms "$t0" "$t1") blocks=$n"
+			case $method in
+			floor) floor_off "$dev" "$@" ;;
+			daxctl) daxctl reconfigure-device --mode=devdax -f "$dev" >/dev/null 2>&1 ;;
+			pmemramd) pmemramctl release "$dev" >/dev/null ;;
+			esac || bail "cannot put $dev back to devdax after $method"
+			[ "$(dev_driver "$dev")" = device_dax ] || bail "$dev not on device_dax after $method"
+		done
+	done
+}
+
 # dev_state DEV: "N online Movable" style summary of DEV's blocks ("" when none exist).
 dev_state() {
 	dev_blocks "$1" | while read -r b; do
