@@ -1,21 +1,32 @@
 #!/bin/bash
-# Benchmark: how long it takes to bring the guest's NVDIMM (its devdax device,
-# 7 blocks of 128 MiB) online as Movable RAM with pmemramd, with daxctl
-# reconfigure-device, and with bare sysfs writes (the floor), in one boot,
-# TRIALS times each in turns; the time from the kernel's add uevent to the
-# last block online with pmemramd running; pmemramd's RSS and wakeups over
-# an idle minute.  Prints medians with min..max and the ratios of medians.
-# Under TCG the absolute times are slow; read the ratios.
+# Benchmark: how long it takes to bring a devdax device online as Movable RAM
+# with pmemramd (pmemramctl reclaim), with daxctl reconfigure-device, and with
+# bare sysfs writes (the floor), in one boot each, the methods in turns:
+#  - the guest's NVDIMM, 7 blocks of 128 MiB, TRIALS times: the time from the
+#    kernel's add uevent to the last block online with pmemramd running;
+#    pmemramd's RSS, private dirty memory and wakeups over an idle minute;
+#  - a 16 GiB NVDIMM hot-added after boot, 125 blocks, LARGE_TRIALS times,
+#    per block; and pmemramctl udev-online without the daemon on it against
+#    the 7-block device, per block (it must not grow with the device).
+# Prints medians with min..max and the ratios of medians.  Under TCG the
+# absolute times are slow; read the ratios.
 #
-# Usage: tests/bench/online-bench.sh [TRIALS]   (default 5)
+# Usage: tests/bench/online-bench.sh [TRIALS [LARGE_TRIALS]]   (default 5 3;
+#        LARGE_TRIALS 0 skips the 16 GiB device)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
 
 trials=${1:-5}
+large_trials=${2:-3}
 [[ $trials =~ ^[1-9][0-9]*$ ]] || bench_die "TRIALS must be a positive number, not '$trials'"
+[[ $large_trials =~ ^[0-9]+$ ]] || bench_die "LARGE_TRIALS must be a number, not '$large_trials'"
 "$repo/tests/deps.sh"
 "$repo/tests/vm/run.sh" -q -T 1200 -n bench-online -e "BENCH_TRIALS=$trials" bench-online >&2 ||
 	bench_die "the benchmark boot failed; see $cache/runs/bench-online"
+if [ "$large_trials" -gt 0 ]; then
+	"$repo/tests/vm/run.sh" -q -T 2400 -M 24G -n bench-online-large -e "BENCH_TRIALS=$large_trials" \
+		bench-online-large >&2 || bench_die "the large benchmark boot failed; see $cache/runs/bench-online-large"
+fi
 
 awk '
 function val(line, key) { return match(line, key "=[0-9.]+") ? substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1) + 0 : -1 }
@@ -25,6 +36,7 @@ function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n
 /^# BENCH uevent_to_online_ms=/ { uev = val($0, "uevent_to_online_ms") }
 /^# BENCH idle_seconds=/ { idle = $0; sub("^# BENCH ", "", idle) }
 /^# BENCH echo_uevents=/ { echo = $0; sub("^# BENCH ", "", echo) }
+/^# BENCH breakdown: / { line = $0; sub("^# BENCH breakdown: ", "", line); breakdown = breakdown "  " line "\n" }
 END {
 	printf "pmemram online benchmark (%s)\n\n", dev
 	printf "%-9s %8s %18s %7s\n", "method", "median", "min..max (ms)", "trials"
@@ -43,5 +55,42 @@ END {
 	}
 	printf "udev add event to last block online (pmemramd running): %s ms\n", (uev >= 0 ? uev : "no data")
 	printf "after the uevent path converged: %s\n", (echo != "" ? echo : "no data")
+	printf "pmemramd reconciles (the last two reclaims):\n%s", (breakdown != "" ? breakdown : "  no data\n")
 	printf "pmemramd idle: %s\n", (idle != "" ? idle : "no data")
 }' "$cache/runs/bench-online/share/out/result.tap"
+
+[ "$large_trials" -gt 0 ] || exit 0
+echo
+awk '
+function val(line, key) { return match(line, key "=[0-9.]+") ? substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1) + 0 : -1 }
+function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+function median(m, nb,   i, n, a) {
+	n = 0
+	for (i = 1; i <= k[m]; i++) if (b[m, i] == nb) a[++n] = t[m, i]
+	if (!n) return -1
+	sort(a, n)
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^# BENCH device=/ { dev = $3 " " $4 " " $5; big = val($0, "blocks") }
+/^# BENCH method=/ { m = $3; sub("method=", "", m); k[m]++; t[m, k[m]] = val($0, "ms"); b[m, k[m]] = val($0, "blocks") }
+END {
+	printf "pmemram online benchmark, large device (%s)\n\n", dev
+	printf "%-12s %8s %12s %7s\n", "method", "median", "ms per block", "trials"
+	split("floor daxctl pmemramd", order, " ")
+	for (o = 1; o <= 3; o++) {
+		m = order[o]; med[m] = median(m, big)
+		if (med[m] < 0) { printf "%-12s %8s\n", m, "no data"; continue }
+		printf "%-12s %8.1f %12.2f %7d\n", m, med[m], med[m] / big, k[m]
+	}
+	if (med["floor"] > 0 && med["daxctl"] > 0 && med["pmemramd"] > 0)
+		printf "\nratios per block: daxctl/floor %.2f, pmemramd/floor %.2f, pmemramd/daxctl %.2f\n",
+			med["daxctl"] / med["floor"], med["pmemramd"] / med["floor"], med["pmemramd"] / med["daxctl"]
+	small = 0
+	for (i = 1; i <= k["udev-online"]; i++) if (b["udev-online", i] != big) small = b["udev-online", i]
+	ul = median("udev-online", big); us = median("udev-online", small)
+	if (ul > 0 && us > 0)
+		printf "udev-online without the daemon: %d blocks %.1f ms, %d blocks %.1f ms; per block %.2f vs %.2f ms: ratio %.2f\n",
+			big, ul, small, us, ul / big, us / small, (ul / big) / (us / small)
+	else
+		printf "udev-online without the daemon: no data\n"
+}' "$cache/runs/bench-online-large/share/out/result.tap"
