@@ -452,17 +452,25 @@ int fake_procfs_populate(const char *root)
 			       "40 21 259:0 / /mnt/pmem rw,relatime shared:30 - ext4 /dev/pmem2 rw,dax=always\n"));
 	CHECK(fake_sysfs_write(root, "cmdline", "root=/dev/vda rw console=ttyS0\n"));
 	CHECK(fake_sysfs_write(root, "1/comm", "systemd\n"));
+	CHECK(fake_sysfs_symlink(root, "1/exe", "/usr/lib/systemd/systemd"));
+	/* A kernel thread: no exe link, no memory map, no files.  Its maps name dax7.0 here only so
+	 * that a scan reading them would show: the scan must tell it by its exe link alone. */
+	CHECK(fake_sysfs_write(root, "2/comm", "kthreadd\n"));
+	CHECK(fake_sysfs_write(root, "2/maps",
+			       "7f0000000000-7f0010000000 rw-s 00000000 00:05 322          /dev/dax7.0\n"));
 	CHECK(fake_sysfs_write(root, "1/maps",
 			       "55d4c0a00000-55d4c0a2a000 r--p 00000000 fe:00 1311         /usr/lib/systemd/systemd\n"
 			       "7ffd5a4c6000-7ffd5a4e7000 rw-p 00000000 00:00 0            [stack]\n"
 			       "7f3e1c000000-7f3e1c021000 rw-p 00000000 00:00 0 \n"));
 	CHECK(fake_sysfs_write(root, "4242/comm", "qemu-system-x86\n"));
+	CHECK(fake_sysfs_symlink(root, "4242/exe", "/usr/bin/qemu-system-x86_64"));
 	CHECK(fake_sysfs_write(root, "4242/maps",
 			       "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2400         /usr/bin/qemu-system-x86_64\n"
 			       "7f0000000000-7f0010000000 rw-s 00000000 00:05 321          /dev/dax1.0\n"
 			       "7f0010000000-7f0010200000 rw-s 00000000 00:05 321          /dev/dax1.0\n"));
 	/* Holds /dev/dax7.0 open without mapping it (programs open first and map later). */
 	CHECK(fake_sysfs_write(root, "5151/comm", "holder\n"));
+	CHECK(fake_sysfs_symlink(root, "5151/exe", "/usr/bin/holder (deleted)"));
 	CHECK(fake_sysfs_write(root, "5151/maps",
 			       "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2401         /usr/bin/holder\n"));
 	CHECK(fake_sysfs_symlink(root, "5151/fd/0", "/dev/null"));

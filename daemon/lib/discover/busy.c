@@ -297,8 +297,21 @@ static int scan_fds(struct pmemram_ctx *ctx, const char *pid, const struct targe
 static int scan_process(struct pmemram_ctx *ctx, const char *pid, const struct targets *t)
 {
 	_cleanup_(line_reader_done) struct line_reader lr = {};
-	char path[64];
+	char path[64], exe[PATH_MAX];
 	int r, u;
+
+	/* A kernel thread has no memory map and no files, and no exe link (ENOENT, as for a zombie or
+	 * a process gone since readdir): one readlink instead of reading its maps and descriptors.
+	 * EACCES (someone else's process, for a caller without root) is scanned as any other. */
+	r = path_printf(path, sizeof(path), "%s/exe", pid);
+	if (r < 0)
+		return r;
+	r = root_readlink(ctx, PMEMRAM_ROOT_PROCFS, path, exe, sizeof(exe));
+	if (r == -ENOENT) {
+		pmemram_ctx_clear_error(ctx);
+		return 0;
+	}
+	pmemram_ctx_clear_error(ctx);
 
 	r = path_printf(path, sizeof(path), "%s/maps", pid);
 	if (r < 0)
