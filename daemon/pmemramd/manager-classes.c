@@ -142,10 +142,14 @@ int manager_apply_classes(struct manager *m)
 	struct pmemram_nodemask kmem;
 	const char **keep = NULL;
 	struct manager_class *states;
-	bool changed = false;
+	bool changed = false, pruned;
 	int r, removed;
 
 	apply_demotion(m);
+	/* No class configured, and the slices of earlier ones removed since the configuration was
+	 * loaded: nothing to read or write after a reconcile. */
+	if (m->config->n_classes == 0 && m->classes_pruned)
+		return 0;
 
 	states = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*states));
 	keep = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*keep));
@@ -195,6 +199,7 @@ int manager_apply_classes(struct manager *m)
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
 		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", pmemram_slice_dir(), strerror(-removed));
+	pruned = removed >= 0;
 	/* A reload that failed is owed until one succeeds: the files are already as wanted. */
 	if (changed || removed > 0 || m->slice_reload_pending) {
 		m->slice_reload_pending = true;
@@ -207,6 +212,7 @@ int manager_apply_classes(struct manager *m)
 		}
 	}
 	r = 0;
+	m->classes_pruned = m->config->n_classes == 0 && pruned && !m->slice_reload_pending;
 done:
 	free(m->classes);
 	m->classes = states;

@@ -115,6 +115,7 @@ int manager_load_config(struct manager *m, bool initial)
 
 	pmemram_config_free(m->config);
 	m->config = c;
+	m->classes_pruned = false; /* the next classes step looks at the slices again */
 	m->configured = configured;
 	m->config_error[0] = '\0';
 	m->config_loaded_usec = now_usec(CLOCK_REALTIME);

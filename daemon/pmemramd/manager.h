@@ -70,6 +70,7 @@ struct manager {
 	struct manager_class *classes;
 	unsigned n_slice_reloads;
 	bool slice_reload_pending; /* slices changed but systemd's reload failed: retried */
+	bool classes_pruned;	   /* no class configured, and no slice left since the last load */
 	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 
