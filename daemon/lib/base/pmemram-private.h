@@ -115,9 +115,10 @@ struct memblock_view {
 	int zone;     /* first word of valid_zones: the current zone when online */
 };
 /* 0 with ret->present false for an absent block; -errno when a present block cannot be read.
+ * node_hint (-1: none) is the node the caller expects the block on: its link is looked up first.
  * valid_zones is read only for an online block (its zone); memblock_view_read_zones() reads it
  * for any block with a node, for messages. */
-int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret);
+int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, int node_hint, struct memblock_view *ret);
 int memblock_view_read_zones(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *v);
 
 /* Numeric suffix of name after prefix ("memory32" -> 32); -EINVAL when not all digits. */

@@ -80,27 +80,43 @@ static int read_block(struct pmemram_ctx *ctx, const char *name, struct pmemram_
 	return 0;
 }
 
-int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, struct memblock_view *ret)
+int memblock_view_read(struct pmemram_ctx *ctx, unsigned long block, int node_hint, struct memblock_view *ret)
 {
 	struct memblock_view v = { .node = -1, .state_id = -1, .zone = -1 };
 	char dir[64], path[96];
 	int r;
 
+	/* The state first: a block that is not there (never added, removed with kmem, or being
+	 * removed: its attributes go first) reads ENOENT or ENODEV. */
 	r = path_printf(dir, sizeof(dir), MEMORY_DIR "/memory%lu", block);
 	if (r >= 0)
-		r = sysfs_exists(ctx, dir);
-	if (r <= 0) {
-		*ret = v; /* absent: never added, or removed with kmem */
-		return r;
-	}
-	v.present = true;
-
-	r = read_block_node(ctx, dir, &v.node);
-	if (r >= 0)
 		r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "state"), v.state, sizeof(v.state));
+	if (r == -ENOENT || r == -ENODEV) {
+		pmemram_ctx_clear_error(ctx);
+		*ret = v;
+		return 0;
+	}
 	if (r < 0)
 		return r;
+	v.present = true;
 	v.state_id = pmemram_block_state_from_string(v.state);
+
+	/* The node link where the caller expects it is one lookup; without it, the listing says. */
+	r = -ENOENT;
+	if (node_hint >= 0 && node_hint < PMEMRAM_MAX_NODES) {
+		char link[96];
+
+		r = path_printf(link, sizeof(link), "%s/node%d", dir, node_hint);
+		if (r >= 0)
+			r = sysfs_exists(ctx, link);
+		if (r > 0)
+			v.node = node_hint;
+	}
+	if (r <= 0) {
+		r = read_block_node(ctx, dir, &v.node);
+		if (r < 0)
+			return r;
+	}
 
 	/* The zone matters once the block is online; an offline block's valid zones are read only
 	 * for a message, by memblock_view_read_zones(). */

@@ -131,7 +131,7 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 	struct memblock_view v;
 	int r, k;
 
-	r = memblock_view_read(run->ctx, block, &v);
+	r = memblock_view_read(run->ctx, block, -1, &v);
 	if (r < 0)
 		return fail(run, r, "memory%lu: cannot read its state: %s", block, strerror(-r));
 	if (!v.present)
@@ -149,7 +149,7 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 	r = run->ops->set_block_state ? run->ops->set_block_state(run->ctx, run->userdata, block, value)
 				      : -EOPNOTSUPP;
 
-	k = memblock_view_read(run->ctx, block, &v);
+	k = memblock_view_read(run->ctx, block, v.node, &v);
 	if (k < 0)
 		return fail(run, k, "memory%lu: cannot re-read its state after writing %s: %s", block, value,
 			    strerror(-k));

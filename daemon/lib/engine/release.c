@@ -282,7 +282,7 @@ static int restore_block(struct run *run, struct pmemram_release_block *b)
 	size_t n = 0;
 	int r;
 
-	r = memblock_view_read(run->ctx, b->id, &v);
+	r = memblock_view_read(run->ctx, b->id, b->node, &v);
 	if (r < 0)
 		return not_restored(run, b, r, "cannot read its state: %s", strerror(-r));
 	if (block_as_before(b, &v))
@@ -313,7 +313,7 @@ static void restore_blocks(struct run *run)
 	for (size_t i = 0; i < report->n_blocks; i++) {
 		struct memblock_view v;
 
-		if (todo && (memblock_view_read(run->ctx, report->blocks[i].id, &v) < 0 ||
+		if (todo && (memblock_view_read(run->ctx, report->blocks[i].id, report->blocks[i].node, &v) < 0 ||
 			     !block_as_before(&report->blocks[i], &v))) {
 			todo[i] = true;
 			total++;
@@ -576,7 +576,7 @@ static int check_all_offline(struct run *run)
 		struct memblock_view v;
 		int r;
 
-		r = memblock_view_read(run->ctx, b->id, &v);
+		r = memblock_view_read(run->ctx, b->id, b->node, &v);
 		if (r < 0)
 			r = block_settle(run, b, PMEMRAM_RELEASE_BLOCK_FAILED, r,
 					 "memory%lu: cannot read its state before unbinding kmem: %s", b->id,
