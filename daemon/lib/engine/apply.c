@@ -38,6 +38,7 @@ struct run {
 	const struct pmemram_apply_ops *ops;
 	void *userdata;
 	struct pmemram_apply_result *res;
+	char bound[32]; /* the device whose kmem bind this run did and verified, "" none */
 };
 
 /* Settle the current result; returns its result (0 unless FAILED). */
@@ -125,26 +126,30 @@ static int block_wrong_zone(struct run *run, unsigned long block, const struct m
 }
 
 /* Write value to memoryN/state (zone < 0: offline, else online into zone), then re-read state and
- * valid_zones and judge by what the kernel shows, not by what the write returned. */
-static int block_set(struct run *run, unsigned long block, const char *value, int zone)
+ * valid_zones and judge by what the kernel shows, not by what the write returned.  A fresh block,
+ * added by the kmem bind this run did and verified, is not read before: the kernel adds a
+ * device's blocks offline and links them to their node before the bind returns. */
+static int block_set(struct run *run, unsigned long block, int node, const char *value, int zone, bool fresh)
 {
-	struct memblock_view v;
+	struct memblock_view v = { .node = node };
 	int r, k;
 
-	r = memblock_view_read(run->ctx, block, -1, &v);
-	if (r < 0)
-		return fail(run, r, "memory%lu: cannot read its state: %s", block, strerror(-r));
-	if (!v.present)
-		return fail(run, -ENODEV, "memory%lu: absent", block);
-	run->res->state_before = v.state_id;
-	run->res->zone_before = v.state_id == PMEMRAM_BLOCK_ONLINE ? v.zone : -1;
-	/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
-	if (v.node < 0 && zone >= 0)
-		return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
-	if (block_reached(&v, zone))
-		return block_success(run, block, &v, zone, true);
-	if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
-		return block_wrong_zone(run, block, &v, zone, -EBUSY, true);
+	if (!fresh) {
+		r = memblock_view_read(run->ctx, block, node, &v);
+		if (r < 0)
+			return fail(run, r, "memory%lu: cannot read its state: %s", block, strerror(-r));
+		if (!v.present)
+			return fail(run, -ENODEV, "memory%lu: absent", block);
+		run->res->state_before = v.state_id;
+		run->res->zone_before = v.state_id == PMEMRAM_BLOCK_ONLINE ? v.zone : -1;
+		/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
+		if (v.node < 0 && zone >= 0)
+			return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
+		if (block_reached(&v, zone))
+			return block_success(run, block, &v, zone, true);
+		if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
+			return block_wrong_zone(run, block, &v, zone, -EBUSY, true);
+	}
 
 	r = run->ops->set_block_state ? run->ops->set_block_state(run->ctx, run->userdata, block, value)
 				      : -EOPNOTSUPP;
@@ -186,13 +191,15 @@ static int block_set(struct run *run, unsigned long block, const char *value, in
 
 static int apply_online(struct run *run, const struct pmemram_action *a)
 {
+	bool fresh = streq(a->device, run->bound);
+
 	switch (a->zone) {
 	case PMEMRAM_ZONE_MOVABLE:
-		return block_set(run, a->block, "online_movable", PMEMRAM_ZONE_MOVABLE);
+		return block_set(run, a->block, a->node, "online_movable", PMEMRAM_ZONE_MOVABLE, fresh);
 	case PMEMRAM_ZONE_NORMAL:
-		return block_set(run, a->block, "online_kernel", PMEMRAM_ZONE_NORMAL);
+		return block_set(run, a->block, a->node, "online_kernel", PMEMRAM_ZONE_NORMAL, fresh);
 	case PMEMRAM_ZONE_NONE:
-		return block_set(run, a->block, "online", ZONE_ANY);
+		return block_set(run, a->block, a->node, "online", ZONE_ANY, fresh);
 	default:
 		return fail(run, -EINVAL, "memory%lu: cannot online into %s", a->block, pmemram_zone_describe((int)a->zone));
 	}
@@ -328,7 +335,7 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 	case PMEMRAM_ACTION_BIND_KMEM:
 		return device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
 	case PMEMRAM_ACTION_OFFLINE_BLOCK:
-		return block_set(run, a->block, "offline", -1);
+		return block_set(run, a->block, a->node, "offline", -1, false);
 	case PMEMRAM_ACTION_ONLINE_BLOCK:
 		return apply_online(run, a);
 	case PMEMRAM_ACTION_UNBIND_KMEM:
@@ -530,6 +537,8 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 		}
 
 		r = apply_one(&run, &actions[i]);
+		if (actions[i].type == PMEMRAM_ACTION_BIND_KMEM && run.res->status == PMEMRAM_APPLY_DONE)
+			(void)snprintf(run.bound, sizeof(run.bound), "%s", actions[i].device);
 		if (r < 0)
 			report->failed = (long)i;
 		else
