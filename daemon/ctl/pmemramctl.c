@@ -34,7 +34,7 @@ static void help(FILE *f)
 	fprintf(f,
 		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n"
 		"\n"
-		"Inspect and (later) manage persistent memory used as RAM.\n"
+		"Inspect and manage persistent memory used as RAM.\n"
 		"\n"
 		"Options:\n"
 		"  -h --help       Show this help\n"

@@ -1,4 +1,4 @@
-/* Public API of libpmemram: read-only discovery of memory, NUMA, dax and shuffle state from sysfs. */
+/* libpmemram's base and discovery: the context, and memory, NUMA, dax and shuffle state from sysfs. */
 #pragma once
 
 #include <stdarg.h>

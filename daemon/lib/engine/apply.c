@@ -480,7 +480,7 @@ static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata
 const struct pmemram_apply_ops pmemram_apply_default_ops = {
 	.disable_devdax = daxctl_disable_devdax,
 	.enable_kmem = daxctl_enable_kmem,
-	.convert_namespace = NULL, /* needs libndctl namespace reconfiguration: not yet */
+	.convert_namespace = NULL, /* not implemented: a conversion fails with EOPNOTSUPP */
 	.set_block_state = pmemram_apply_write_block_state,
 	.disable_kmem = daxctl_disable_kmem,
 	.enable_devdax = daxctl_enable_devdax,

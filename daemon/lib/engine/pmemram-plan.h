@@ -13,7 +13,7 @@
 
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
-/* A dax device with what libndctl and /proc add to the sysfs view. */
+/* A dax device with what its namespace (nd bus) and /proc add to the sysfs view. */
 struct pmemram_observed_dax {
 	struct pmemram_dax dax;			   /* from pmemram_dax_list_read() */
 	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
