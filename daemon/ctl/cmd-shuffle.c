@@ -6,14 +6,21 @@
 #include "ctl.h"
 #include "json-util.h"
 #include "macro.h"
+#include "pmemram-bootparam.h"
 #include "pmemram-config.h"
 #include "pmemram-shuffle-policy.h"
 
 const char *ctl_boot_root(void)
 {
-	const char *root = getenv("PMEMRAM_BOOT_ROOT");
+	const char *root = secure_getenv("PMEMRAM_BOOT_ROOT");
 
 	return root && *root ? root : "/";
+}
+
+/* The tests' stand-in for update-grub, NULL for the real one; the library refuses it for "/". */
+static const char *boot_update_command(void)
+{
+	return secure_getenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV);
 }
 
 void ctl_shuffle_done(struct ctl_shuffle *s)
@@ -190,14 +197,20 @@ static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *
 		return CTL_EXIT_OK;
 	}
 
-	r = pmemram_bootparam_write(ctl_boot_root(), want, &change);
+	r = pmemram_bootparam_write(ctl_boot_root(), boot_update_command(), want, &change);
 	json_add(out, "changed", json_object_new_boolean(change.changed));
 	json_add(out, "path", json_object_new_string(change.path));
 	json_add_string_or_null(out, "update_command", change.update_command[0] ? change.update_command : NULL);
 	json_add(out, "update_status", json_object_new_int(change.update_status));
 	*ret_changed = change.changed;
 	if (r < 0) {
-		if (r == -EIO && change.update_command[0]) {
+		if (r == -EPERM) {
+			fprintf(stderr,
+				"%s shuffle apply: %s is set: it replaces update-grub only with %s (tests), "
+				"never for the running system; nothing was written\n",
+				program_invocation_short_name, PMEMRAM_BOOT_UPDATE_COMMAND_ENV, "PMEMRAM_BOOT_ROOT");
+			*ret_done = "failed: refused to run another command than update-grub for /";
+		} else if (r == -EIO && change.update_command[0]) {
 			fprintf(stderr, "%s shuffle apply: wrote %s, but %s failed (exit status %d)\n",
 				program_invocation_short_name, change.path, change.update_command, change.update_status);
 			*ret_done = "failed: the boot configuration was written, but its update tool failed";

@@ -133,6 +133,11 @@ static void test_cmdline_set(void **state)
 
 /* ---- files under a temporary root ------------------------------------------------------------- */
 
+/* The update command pmemram_bootparam_write() gets: NULL (update-grub, never run for a temporary
+ * root), "" (none), or a stand-in script. */
+static const char *update;
+static char update_path[PATH_MAX];
+
 static int root_setup(void **state)
 {
 	char *root;
@@ -146,7 +151,7 @@ static int root_setup(void **state)
 static int root_teardown(void **state)
 {
 	fake_sysfs_free(*state);
-	unsetenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV);
+	update = NULL;
 	return 0;
 }
 
@@ -203,7 +208,7 @@ static void expect_write(const char *root, const char *value, int error, bool ch
 {
 	struct pmemram_bootparam_change c;
 
-	assert_int_equal(pmemram_bootparam_write(root, value, &c), error);
+	assert_int_equal(pmemram_bootparam_write(root, update, value, &c), error);
 	assert_int_equal(c.changed, changed);
 	assert_string_equal(c.path, path);
 	if (error == 0 && !changed) {
@@ -221,7 +226,20 @@ static void fake_update_command(const char *root, int status)
 		fake_sysfs_write(root, "update.sh", "#!/bin/sh\necho ran >>\"${0%%/*}/ran\"\nexit %d\n", status), 0);
 	chmod_in(root, "update.sh", 0755);
 	snprintf(path, sizeof(path), "%s/update.sh", root);
-	assert_int_equal(setenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV, path, 1), 0);
+	snprintf(update_path, sizeof(update_path), "%s", path);
+	update = update_path;
+}
+
+/* A command other than update-grub is never run for the running system's root: refused before
+ * anything is written. */
+static void test_host_root_refuses_command(void **state)
+{
+	struct pmemram_bootparam_change c;
+
+	(void)state;
+	assert_int_equal(pmemram_bootparam_write("/", "/bin/true", "1", &c), -EPERM);
+	assert_false(c.changed);
+	assert_int_equal(c.update_status, -1);
 }
 
 static void test_none(void **state)
@@ -232,9 +250,9 @@ static void test_none(void **state)
 	expect_read(root, PMEMRAM_BOOTLOADER_NONE, "", NULL, false);
 	expect_write(root, "1", -ENOENT, false, "");
 	expect_write(root, NULL, -ENOENT, false, "");
-	assert_int_equal(pmemram_bootparam_write(root, "yes", &c), -EINVAL);
-	assert_int_equal(pmemram_bootparam_write(root, "", &c), -EINVAL);
-	assert_int_equal(pmemram_bootparam_write("", "1", &c), -EINVAL);
+	assert_int_equal(pmemram_bootparam_write(root, update, "yes", &c), -EINVAL);
+	assert_int_equal(pmemram_bootparam_write(root, update, "", &c), -EINVAL);
+	assert_int_equal(pmemram_bootparam_write("", update, "1", &c), -EINVAL);
 	assert_string_equal(pmemram_bootloader_to_string(PMEMRAM_BOOTLOADER_GRUB), "grub");
 	assert_string_equal(pmemram_bootloader_to_string(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE), "kernel-cmdline");
 	assert_null(pmemram_bootloader_to_string(_PMEMRAM_BOOTLOADER_MAX));
@@ -274,12 +292,12 @@ static void test_kernel_cmdline_open_quote(void **state)
 	struct pmemram_bootparam_change c;
 
 	assert_int_equal(fake_sysfs_write(root, CMDLINE, "root=UUID=12 ro x=\"a b\n"), 0);
-	assert_int_equal(pmemram_bootparam_write(root, "1", &c), -EBADMSG);
+	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), -EBADMSG);
 	assert_false(c.changed);
 	assert_string_equal(c.path, "/" CMDLINE);
 	assert_string_equal(c.detail, "the double quote at byte 19 is never closed");
 	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
-	assert_int_equal(pmemram_bootparam_write(root, NULL, &c), -EBADMSG);
+	assert_int_equal(pmemram_bootparam_write(root, update, NULL, &c), -EBADMSG);
 	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
 }
 
@@ -335,7 +353,7 @@ static void test_grub(void **state)
 					  "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\n"
 					  "GRUB_CMDLINE_LINUX=\"page_alloc.shuffle=0 root=/dev/vda1\"\n"),
 			 0);
-	assert_int_equal(setenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV, "", 1), 0);
+	update = "";
 	expect_read(root, PMEMRAM_BOOTLOADER_GRUB, "/" DROPIN, "0", false);
 
 	expect_write(root, "1", 0, true, "/" DROPIN);
@@ -379,7 +397,7 @@ static void test_grub_words(void **state)
 					  "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT -- single "
 					  "page_alloc.shuffle=0\"\n"),
 			 0);
-	assert_int_equal(setenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV, "", 1), 0);
+	update = "";
 	expect_write(root, "1", 0, true, "/" DROPIN);
 	for (size_t i = 0; i < ELEMENTSOF(shells); i++) {
 		char probe[64];
@@ -442,13 +460,13 @@ static void test_grub_update(void **state)
 	assert_int_equal(fake_sysfs_write(root, GRUB, "GRUB_CMDLINE_LINUX=\"\"\n"), 0);
 
 	/* for a root other than "/", update-grub itself never runs: it would update the running system */
-	assert_int_equal(pmemram_bootparam_write(root, "0", &c), 0);
+	assert_int_equal(pmemram_bootparam_write(root, update, "0", &c), 0);
 	assert_true(c.changed);
 	assert_string_equal(c.update_command, "");
 	assert_int_equal(c.update_status, -1);
 
 	fake_update_command(root, 0);
-	assert_int_equal(pmemram_bootparam_write(root, "1", &c), 0);
+	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), 0);
 	assert_true(c.changed);
 	assert_string_equal(c.update_command, "update.sh");
 	assert_int_equal(c.update_status, 0);
@@ -456,13 +474,13 @@ static void test_grub_update(void **state)
 	expect_write(root, "1", 0, false, "/" DROPIN);
 	assert_string_equal(slurp(root, "ran"), "ran\n");
 	/* removing the drop-in changes the configuration too */
-	assert_int_equal(pmemram_bootparam_write(root, NULL, &c), 0);
+	assert_int_equal(pmemram_bootparam_write(root, update, NULL, &c), 0);
 	assert_int_equal(c.update_status, 0);
 	assert_string_equal(slurp(root, "ran"), "ran\nran\n");
 
 	/* a failing tool: the file is written all the same, the caller learns what failed how */
 	fake_update_command(root, 3);
-	assert_int_equal(pmemram_bootparam_write(root, "0", &c), -EIO);
+	assert_int_equal(pmemram_bootparam_write(root, update, "0", &c), -EIO);
 	assert_true(c.changed);
 	assert_string_equal(c.path, "/" DROPIN);
 	assert_string_equal(c.update_command, "update.sh");
@@ -471,8 +489,8 @@ static void test_grub_update(void **state)
 	expect_read(root, PMEMRAM_BOOTLOADER_GRUB, "/" DROPIN, "0", true);
 
 	/* one that cannot be started */
-	assert_int_equal(setenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV, "/nonexistent/update-grub", 1), 0);
-	assert_int_equal(pmemram_bootparam_write(root, "1", &c), -EIO);
+	update = "/nonexistent/update-grub";
+	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), -EIO);
 	assert_string_equal(c.update_command, "update-grub");
 	assert_int_equal(c.update_status, 127);
 }
@@ -483,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_get),
 		cmocka_unit_test(test_cmdline_count),
 		cmocka_unit_test(test_cmdline_set),
+		cmocka_unit_test(test_host_root_refuses_command),
 		cmocka_unit_test_setup_teardown(test_none, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_cmdline, root_setup, root_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_cmdline_open_quote, root_setup, root_teardown),

@@ -437,16 +437,18 @@ int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret)
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
-/* The command to run after the grub configuration changed: 1 and its path, or 0 for none.  The
- * variable serves the tests, and with it the command runs for any root; update-grub itself only for
- * the running system's root, since it writes the running system's /boot whatever root says. */
-static int update_command(const char *root, char *buf, size_t size)
+/* The command to run after the grub configuration changed: 1 and its path, or 0 for none.
+ * update-grub only for the running system's root, since it writes the running system's /boot
+ * whatever root says; a command of the caller's (tests) only for another root, so that no
+ * configuration makes a root pmemramctl run anything but update-grub on the real system. */
+static int update_command(const char *root, const char *command, char *buf, size_t size)
 {
 	static const char *const dirs[] = { "/usr/sbin", "/sbin" };
-	const char *e = getenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV);
 
-	if (e)
-		return *e ? copy_span(buf, size, e, strlen(e)) ?: 1 : 0;
+	if (command && *command && root_is_host(root))
+		return -EPERM;
+	if (command)
+		return *command ? copy_span(buf, size, command, strlen(command)) ?: 1 : 0;
 	if (!root_is_host(root))
 		return 0;
 	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
@@ -571,13 +573,14 @@ static int write_grub_dropin(const char *root, const char *path, const char *val
 	return 0;
 }
 
-int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_bootparam_change *ret)
+int pmemram_bootparam_write(const char *root, const char *update, const char *value,
+			    struct pmemram_bootparam_change *ret)
 {
 	enum pmemram_bootloader loader;
 	char path[PATH_MAX], command[PATH_MAX];
 	const char *file, *base;
+	int r, have_command;
 	size_t n;
-	int r;
 
 	if (!ret)
 		return -EINVAL;
@@ -585,6 +588,8 @@ int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_
 	/* Only what the kernel reads as a boolean and the drop-in can carry unquoted. */
 	if (!root || !*root || (value && !streq(value, "1") && !streq(value, "0")))
 		return -EINVAL;
+	if (update && *update && root_is_host(root))
+		return -EPERM;
 
 	r = detect(root, &loader, &file);
 	if (r < 0)
@@ -602,11 +607,12 @@ int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_
 		/* kernel-install reads the file when a kernel is installed: nothing to run now. */
 		return write_kernel_cmdline(path, value, &ret->changed, ret->detail, sizeof(ret->detail));
 
+	/* Which command runs afterwards is settled before anything is written. */
+	have_command = update_command(root, update, command, sizeof(command));
+	if (have_command < 0)
+		return have_command;
 	r = write_grub_dropin(root, path, value, &ret->changed);
-	if (r < 0 || !ret->changed)
-		return r;
-	r = update_command(root, command, sizeof(command));
-	if (r <= 0)
+	if (r < 0 || !ret->changed || have_command == 0)
 		return r;
 	base = strrchr(command, '/');
 	base = base ? base + 1 : command;

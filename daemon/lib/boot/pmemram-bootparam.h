@@ -86,10 +86,12 @@ struct pmemram_bootparam_change {
  *
  * kernel-cmdline: the file rewritten with pmemram_cmdline_set(), atomically, mode kept.
  * grub: the drop-in written atomically; it removes every page_alloc.shuffle word from GRUB_CMDLINE_LINUX
- *   and GRUB_CMDLINE_LINUX_DEFAULT and appends one to GRUB_CMDLINE_LINUX_DEFAULT.  Then update-grub
- *   runs when root is "/" and /usr/sbin or /sbin has it; $PMEMRAM_BOOT_UPDATE_COMMAND_ENV, when set,
- *   names the command instead, for any root.  A non-zero exit status is -EIO after the file is written.
+ *   and GRUB_CMDLINE_LINUX_DEFAULT and appends one to GRUB_CMDLINE_LINUX_DEFAULT.  Then, with update
+ *   NULL, update-grub runs when root is "/" and /usr/sbin or /sbin has it; update "" runs nothing, and
+ *   another update names the command to run instead, for a root other than "/" only (-EPERM for "/",
+ *   before anything is written).  A non-zero exit status is -EIO after the file is written.
  * NONE: -ENOENT; -EINVAL for another value.  ret is filled also on failure, ret->path naming the file
  * at fault (the caller prints it with the error).
  */
-int pmemram_bootparam_write(const char *root, const char *value, struct pmemram_bootparam_change *ret);
+int pmemram_bootparam_write(const char *root, const char *update, const char *value,
+			    struct pmemram_bootparam_change *ret);
