@@ -14,15 +14,9 @@
 
 #define CHANGE_TIMEOUT_S 600 /* a release migrates pages: it can take long */
 
-/* The devices pmemramd holds after a release (PMEMRAM_HELD_FILE in the socket's directory). */
-struct held {
-	size_t n;
-	char *names[PMEMRAM_HELD_MAX];
-};
-
 /* The holds that still stand for the device now behind their name: a hold whose identity (the
  * namespace, or the physical range) is not the device's any more held a device that is gone. */
-static void held_read(struct pmemram_ctx *ctx, struct held *h)
+void ctl_held_read(struct pmemram_ctx *ctx, struct ctl_held *h)
 {
 	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
 	char *ids[PMEMRAM_HELD_MAX] = {}, dir[PATH_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
@@ -58,7 +52,7 @@ static void held_read(struct pmemram_ctx *ctx, struct held *h)
 	}
 }
 
-static void held_done(struct held *h)
+void ctl_held_done(struct ctl_held *h)
 {
 	for (size_t i = 0; i < h->n; i++)
 		free(h->names[i]);
@@ -66,7 +60,7 @@ static void held_done(struct held *h)
 }
 
 /* Human output of a reconcile reply (or of a local result converted to JSON). */
-static void print_reconcile_json(struct json_object *o)
+void ctl_print_reconcile_json(struct json_object *o)
 {
 	struct json_object *results, *plan, *devices, *v;
 	size_t n;
@@ -98,17 +92,17 @@ static void print_reconcile_json(struct json_object *o)
 		printf("\n%s\n", json_object_get_string(v));
 }
 
-static int daemon_missing(const char *command)
+int ctl_daemon_missing(const char *command)
 {
 	fprintf(stderr, "%s %s: pmemramd is not running (no %s)%s\n", program_invocation_short_name, command,
 		ctl_socket_path(), streq(command, "reconcile") ? "; start it, or use --local" : "");
 	return CTL_EXIT_NO_DAEMON;
 }
 
-static int call_failed(const char *command, int r)
+int ctl_call_failed(const char *command, int r)
 {
 	if (ctl_daemon_absent(r))
-		return daemon_missing(command);
+		return ctl_daemon_missing(command);
 	if (r == -EPERM)
 		return CTL_EXIT_SYSTEM;
 	fprintf(stderr, "%s %s: talking to pmemramd: %s\n", program_invocation_short_name, command, strerror(-r));
@@ -116,7 +110,7 @@ static int call_failed(const char *command, int r)
 }
 
 /* Print a reply (JSON, or human through print), and turn its "ok" into an exit code. */
-static int finish_reply(struct json_object *reply, bool json, void (*print)(struct json_object *))
+int ctl_finish_reply(struct json_object *reply, bool json, void (*print)(struct json_object *))
 {
 	struct json_object *ok;
 	bool success = json_object_object_get_ex(reply, "ok", &ok) && json_object_get_boolean(ok);
@@ -142,7 +136,7 @@ static int reconcile_local(const char *dir, bool json)
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
 	_cleanup_(pmemram_config_freep) struct pmemram_config *config = NULL;
 	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
-	_cleanup_(held_done) struct held held = {};
+	_cleanup_(ctl_held_done) struct ctl_held held = {};
 	struct json_object *o = NULL;
 	struct pmemram_reconcile_options opts = {};
 	bool configured;
@@ -153,7 +147,7 @@ static int reconcile_local(const char *dir, bool json)
 		return r;
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
-	held_read(ctx, &held);
+	ctl_held_read(ctx, &held);
 	opts.held = (const char *const *)held.names;
 	opts.n_held = held.n;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
@@ -164,7 +158,7 @@ static int reconcile_local(const char *dir, bool json)
 		json_object_put(o);
 		return CTL_EXIT_SYSTEM;
 	}
-	return finish_reply(o, json, print_reconcile_json);
+	return ctl_finish_reply(o, json, ctl_print_reconcile_json);
 }
 
 int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv)
@@ -212,8 +206,8 @@ int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv)
 
 	r = ctl_daemon_simple("reconcile", NULL, CHANGE_TIMEOUT_S, &reply);
 	if (!reply)
-		return call_failed("reconcile", r);
-	return finish_reply(reply, json, print_reconcile_json);
+		return ctl_call_failed("reconcile", r);
+	return ctl_finish_reply(reply, json, ctl_print_reconcile_json);
 }
 
 /* ---- release and reclaim ----------------------------------------------------------------------- */
@@ -330,9 +324,9 @@ static int device_command(const struct ctl_globals *g, int argc, char **argv, bo
 	if (!reply) {
 		if (release && ctl_daemon_absent(r))
 			return release_local(argv[optind], json, false);
-		return call_failed(command, r);
+		return ctl_call_failed(command, r);
 	}
-	return finish_reply(reply, json, release ? print_release_json : print_reconcile_json);
+	return ctl_finish_reply(reply, json, release ? print_release_json : ctl_print_reconcile_json);
 }
 
 int cmd_release(const struct ctl_globals *g, int argc, char **argv)
@@ -360,7 +354,7 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
-	_cleanup_(held_done) struct held held = {};
+	_cleanup_(ctl_held_done) struct ctl_held held = {};
 	struct pmemram_action actions[2];
 	const char *dir = ctl_config_dir(), *name;
 	bool configured;
@@ -391,7 +385,7 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 		return CTL_EXIT_OK; /* nothing claimed: not ours */
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
-	held_read(ctx, &held);
+	ctl_held_read(ctx, &held);
 	/* Only this block's actions are taken here: the block and its device are all that is read,
 	 * so that onlining a device of n blocks costs n times one block, not n times n. */
 	r = pmemram_observe_block(ctx, block, &o);

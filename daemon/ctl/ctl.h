@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 
+#include "pmemram-protocol.h"
 #include "pmemram.h"
 
 #define CTL_EXIT_OK 0
@@ -67,6 +68,24 @@ int ctl_daemon_simple(const char *command, const char *device, int timeout_s, st
 /* Ask a running pmemramd to re-read its configuration: 0; when it is not running, says so on
  * stderr and returns a ctl_daemon_absent() code; other -errno when it refused (reason printed). */
 int ctl_daemon_reload(void);
+
+/* Says pmemramd is not running on stderr: CTL_EXIT_NO_DAEMON. */
+int ctl_daemon_missing(const char *command);
+/* The exit code for a failed ctl_daemon_call() (said on stderr). */
+int ctl_call_failed(const char *command, int r);
+/* Print a reply (JSON, or human through print), and turn its "ok" into an exit code. */
+int ctl_finish_reply(struct json_object *reply, bool json, void (*print)(struct json_object *));
+/* Human output of a reconcile reply (or of a local result converted to JSON). */
+void ctl_print_reconcile_json(struct json_object *o);
+
+/* The devices pmemramd holds after a release (PMEMRAM_HELD_FILE in the socket's directory). */
+struct ctl_held {
+	size_t n;
+	char *names[PMEMRAM_HELD_MAX];
+};
+/* The holds that still stand for the device now behind their name (stale ones left out). */
+void ctl_held_read(struct pmemram_ctx *ctx, struct ctl_held *h);
+void ctl_held_done(struct ctl_held *h);
 
 /* ---- claim and unclaim (claim.c): pmemramctl's own drop-in per claim ---- */
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv);
