@@ -69,6 +69,8 @@ int ctl_daemon_simple(const char *command, const char *device, int timeout_s, st
  * stderr and returns a ctl_daemon_absent() code; other -errno when it refused (reason printed). */
 int ctl_daemon_reload(void);
 
+/* How long a request that changes the system may take: a release migrates pages. */
+#define CTL_CHANGE_TIMEOUT_S 600
 /* Says pmemramd is not running on stderr: CTL_EXIT_NO_DAEMON. */
 int ctl_daemon_missing(const char *command);
 /* The exit code for a failed ctl_daemon_call() (said on stderr). */

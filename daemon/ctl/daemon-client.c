@@ -214,3 +214,40 @@ int ctl_daemon_reload(void)
 			program_invocation_short_name, ctl_socket_path());
 	return r;
 }
+
+int ctl_daemon_missing(const char *command)
+{
+	fprintf(stderr, "%s %s: pmemramd is not running (no %s)%s\n", program_invocation_short_name, command,
+		ctl_socket_path(), streq(command, "reconcile") ? "; start it, or use --local" : "");
+	return CTL_EXIT_NO_DAEMON;
+}
+
+int ctl_call_failed(const char *command, int r)
+{
+	if (ctl_daemon_absent(r))
+		return ctl_daemon_missing(command);
+	if (r == -EPERM)
+		return CTL_EXIT_SYSTEM;
+	fprintf(stderr, "%s %s: talking to pmemramd: %s\n", program_invocation_short_name, command, strerror(-r));
+	return CTL_EXIT_SYSTEM;
+}
+
+/* Print a reply (JSON, or human through print), and turn its "ok" into an exit code. */
+int ctl_finish_reply(struct json_object *reply, bool json, void (*print)(struct json_object *))
+{
+	struct json_object *ok;
+	bool success = json_object_object_get_ex(reply, "ok", &ok) && json_object_get_boolean(ok);
+
+	if (json) {
+		if (ctl_print_json(json_object_get(reply), true) < 0) {
+			json_object_put(reply);
+			return CTL_EXIT_SYSTEM;
+		}
+	} else {
+		print(reply);
+	}
+	json_object_put(reply);
+	if (ctl_flush_stdout() != CTL_EXIT_OK)
+		return CTL_EXIT_SYSTEM;
+	return success ? CTL_EXIT_OK : CTL_EXIT_FAILED;
+}

@@ -1,0 +1,52 @@
+/* pmemramctl's view of pmemramd's holds: the devices a release gave back, stale ones left out. */
+#include <limits.h>
+
+#include "ctl.h"
+#include "macro.h"
+#include "pmemram-observe.h"
+#include "pmemram-protocol.h"
+
+/* The holds that still stand for the device now behind their name: a hold whose identity (the
+ * namespace, or the physical range) is not the device's any more held a device that is gone. */
+void ctl_held_read(struct pmemram_ctx *ctx, struct ctl_held *h)
+{
+	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
+	char *ids[PMEMRAM_HELD_MAX] = {}, dir[PATH_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	size_t n = 0;
+
+	h->n = 0;
+	if (!slash || (size_t)(slash - sock) >= sizeof(dir))
+		return;
+	memcpy(dir, sock, (size_t)(slash - sock));
+	dir[slash - sock] = '\0';
+	/* Unreadable is as good as absent here: pmemramd, when it runs, applies the holds itself. */
+	if (pmemram_held_read(dir, h->names, ids, &n) < 0)
+		return;
+	if (n > 0 && pmemram_dax_list_read(ctx, &l) < 0)
+		l = NULL; /* then no identity can be checked: every hold with one is stale */
+	pmemram_ctx_clear_error(ctx);
+	for (size_t i = 0; i < n; i++) {
+		const struct pmemram_dax *d = NULL;
+		bool stale;
+
+		for (size_t k = 0; l && k < l->n_devices; k++)
+			if (streq(l->devices[k].name, h->names[i]))
+				d = &l->devices[k];
+		stale = ids[i] && (!d || pmemram_dax_identity(ctx, d, now, sizeof(now)) < 0 || !streq(now, ids[i]));
+
+		pmemram_ctx_clear_error(ctx);
+		free(ids[i]);
+		if (stale)
+			free(h->names[i]);
+		else
+			h->names[h->n++] = h->names[i];
+	}
+}
+
+void ctl_held_done(struct ctl_held *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->names[i]);
+	h->n = 0;
+}
