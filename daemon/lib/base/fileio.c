@@ -48,9 +48,9 @@ int file_write_temp_at(int dir_fd, const char *name, const char *content, size_t
 	for (unsigned i = 0; fd < 0; i++) {
 		if (i >= TMP_ATTEMPTS)
 			return -EEXIST;
-		r = path_printf(tmp, tmp_size, ".%s.%ld-%u.tmp", name, (long)getpid(), i);
-		if (r < 0)
-			return r;
+		r = snprintf(tmp, tmp_size, ".%s.%ld-%u.tmp", name, (long)getpid(), i);
+		if (r < 0 || (size_t)r >= tmp_size)
+			return -ENAMETOOLONG;
 		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 		if (fd < 0 && errno != EEXIST)
 			return negative_errno();
