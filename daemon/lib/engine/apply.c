@@ -12,17 +12,6 @@
 #define DAX_DIR "bus/dax/devices"
 #define ND_DIR "bus/nd/devices"
 
-static const char *const status_names[_PMEMRAM_APPLY_STATUS_MAX] = {
-	[PMEMRAM_APPLY_DONE] = "done",	     [PMEMRAM_APPLY_ALREADY] = "already",
-	[PMEMRAM_APPLY_FAILED] = "failed",   [PMEMRAM_APPLY_SKIPPED] = "skipped",
-	[PMEMRAM_APPLY_DRY_RUN] = "dry-run",
-};
-
-const char *pmemram_apply_status_to_string(enum pmemram_apply_status s)
-{
-	return (unsigned)s < ELEMENTSOF(status_names) ? status_names[s] : NULL;
-}
-
 struct pmemram_apply_report *pmemram_apply_report_free(struct pmemram_apply_report *report)
 {
 	if (!report)
@@ -52,7 +41,7 @@ _printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status stat
 	va_end(args);
 	res->status = status;
 	res->result = status == PMEMRAM_APPLY_FAILED ? (r < 0 ? r : -EIO) : 0;
-	log_debug(run->ctx, "%s: %s", status_names[status], res->reason);
+	log_debug(run->ctx, "%s: %s", pmemram_apply_status_to_string(status), res->reason);
 	return res->result;
 }
 

@@ -7,6 +7,17 @@
 #include "pmemram-private.h"
 #include "pmemram-reconcile.h"
 
+static const char *const apply_status_names[_PMEMRAM_APPLY_STATUS_MAX] = {
+	[PMEMRAM_APPLY_DONE] = "done",	     [PMEMRAM_APPLY_ALREADY] = "already",
+	[PMEMRAM_APPLY_FAILED] = "failed",   [PMEMRAM_APPLY_SKIPPED] = "skipped",
+	[PMEMRAM_APPLY_DRY_RUN] = "dry-run",
+};
+
+const char *pmemram_apply_status_to_string(enum pmemram_apply_status s)
+{
+	return (unsigned)s < ELEMENTSOF(apply_status_names) ? apply_status_names[s] : NULL;
+}
+
 char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t size)
 {
 	if (!a || !buf || size == 0)
