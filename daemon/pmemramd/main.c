@@ -235,7 +235,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static void manager_free(struct manager *m)
+void manager_free(struct manager *m)
 {
 	server_close(m);
 	sd_event_source_disable_unref(m->monitor_source);
@@ -256,7 +256,7 @@ static void manager_free(struct manager *m)
 	sd_event_unref(m->event);
 }
 
-static int run(struct manager *m)
+int manager_run(struct manager *m)
 {
 	sigset_t mask;
 	int r;
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 
-	r = run(&m);
+	r = manager_run(&m);
 	if (r < 0)
 		(void)sd_notifyf(false, "STATUS=failed: %s\nERRNO=%d", strerror(-r), -r);
 	manager_free(&m);

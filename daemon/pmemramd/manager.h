@@ -118,6 +118,10 @@ int manager_load_held(struct manager *m);
 /* Drop the holds that stand for nothing given back any more (see manager.c), logging why; at_start
  * also those on devices still bound to kmem (a release the daemon did not live to finish). */
 void manager_drop_stale_holds(struct manager *m, bool at_start);
+/* The event loop (manager-loop.c): uevents, signals, the socket, the settle timer, until SIGTERM;
+ * 0 or -errno.  manager_free() releases what main() and the loop set up. */
+int manager_run(struct manager *m);
+void manager_free(struct manager *m);
 void manager_notify_status(struct manager *m);
 /* Apply progress callback (userdata: the manager): pings the watchdog, logs the step at debug. */
 struct pmemram_action;
