@@ -29,6 +29,8 @@ struct client {
 	sd_event_source *io, *timeout;
 	size_t len;
 	char buf[PMEMRAM_REQUEST_MAX + 1];
+	char *out; /* the reply being written, and how much of it is out */
+	size_t out_len, out_off;
 };
 
 /* Accept again: after a client left, or a while after the kernel ran out of descriptors. */
@@ -61,6 +63,7 @@ static void client_free(struct client *c)
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timeout);
 	safe_close(c->fd);
+	free(c->out);
 	if (c->counted) {
 		for (size_t i = 0; i < m->n_client_uids; i++)
 			if (m->client_uids[i] == c->cred.uid) {
@@ -73,31 +76,71 @@ static void client_free(struct client *c)
 	free(c);
 }
 
-/* Send the reply (taken) and a newline; the socket is blocking with a send timeout. */
-static void client_reply(struct client *c, struct json_object *reply)
-{
-	const char *text = reply ? json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN) : NULL;
-	static const char oom[] = "{\"ok\":false,\"error\":\"out of memory\",\"errno\":12}";
-	struct timeval tv = { .tv_sec = 5 };
-	size_t len, off = 0;
+static int on_client_timeout(sd_event_source *s, uint64_t usec, void *userdata);
 
-	if (!text)
-		text = oom;
-	len = strlen(text);
-	(void)fcntl(c->fd, F_SETFL, 0);
-	(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (off < len) {
-		ssize_t n = send(c->fd, text + off, len - off, MSG_NOSIGNAL);
+/* Write what is left of the reply without blocking: 1 when all is out, 0 when the socket is full,
+ * -errno when the client is gone. */
+static int client_flush(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
 		if (n <= 0)
-			break;
-		off += (size_t)n;
+			return n < 0 ? negative_errno() : -EPIPE;
+		c->out_off += (size_t)n;
 	}
-	if (off == len)
-		(void)send(c->fd, "\n", 1, MSG_NOSIGNAL);
+	return 1;
+}
+
+static int on_client_writable(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+
+	if (client_flush(c) != 0)
+		client_free(c);
+	return 0;
+}
+
+/*
+ * Reply (taken) and a newline, then let the client go.  Never blocks the loop: what the socket
+ * does not take at once is written as the client reads it, within the client's timeout (a local
+ * user who connects and never reads costs a buffer, not the daemon's attention).
+ */
+static void client_send(struct client *c, struct json_object *reply)
+{
+	const char *text = reply ? json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN) : NULL;
+	static const char oom[] = "{\"ok\":false,\"error\":\"out of memory\",\"errno\":12}";
+	struct manager *m = c->m;
+	uint64_t now;
+	int r;
+
+	if (!text)
+		text = oom;
+	c->out_len = strlen(text) + 1;
+	c->out = malloc(c->out_len);
+	if (c->out) {
+		memcpy(c->out, text, c->out_len - 1);
+		c->out[c->out_len - 1] = '\n';
+	}
 	json_object_put(reply);
+	if (!c->out || client_flush(c) != 0) {
+		client_free(c);
+		return;
+	}
+	c->io = sd_event_source_disable_unref(c->io);
+	c->timeout = sd_event_source_disable_unref(c->timeout);
+	r = sd_event_add_io(m->event, &c->io, c->fd, EPOLLOUT, on_client_writable, c);
+	if (r >= 0)
+		r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0)
+		r = sd_event_add_time(m->event, &c->timeout, CLOCK_MONOTONIC, now + CLIENT_TIMEOUT_USEC, 0,
+				      on_client_timeout, c);
+	if (r < 0)
+		client_free(c);
 }
 
 static struct json_object *reply_error(int errnum, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -185,8 +228,7 @@ static void on_release_done(struct manager *m, const char *device, int r, struct
 	struct json_object *o;
 
 	if (!report) {
-		client_reply(c, reply_error(-r, "%s: cannot release: %s", device, error ? error : strerror(-r)));
-		client_free(c);
+		client_send(c, reply_error(-r, "%s: cannot release: %s", device, error ? error : strerror(-r)));
 		return;
 	}
 	o = json_object_get(report);
@@ -198,8 +240,7 @@ static void on_release_done(struct manager *m, const char *device, int r, struct
 	} else {
 		o = reply_with(o, r >= 0);
 	}
-	client_reply(c, o);
-	client_free(c);
+	client_send(c, o);
 }
 
 /* Start the release in a child process; the reply follows when it ends (NULL: pending). */
@@ -287,8 +328,7 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	nl = memchr(c->buf, '\n', c->len);
 	if (!nl) {
 		if (c->len >= PMEMRAM_REQUEST_MAX) {
-			client_reply(c, reply_error(EMSGSIZE, "request longer than %d bytes", PMEMRAM_REQUEST_MAX));
-			client_free(c);
+			client_send(c, reply_error(EMSGSIZE, "request longer than %d bytes", PMEMRAM_REQUEST_MAX));
 		}
 		return 0;
 	}
@@ -302,8 +342,7 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		c->timeout = sd_event_source_disable_unref(c->timeout);
 		return 0;
 	}
-	client_reply(c, reply);
-	client_free(c);
+	client_send(c, reply);
 	return 0;
 }
 
