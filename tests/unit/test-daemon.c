@@ -260,11 +260,107 @@ static void test_connection_limits(void **state)
 	remove_dirs(&d);
 }
 
+/* One request line (as uid, -1: ours) and its one-line reply in buf ("" when none came). */
+static void request_as(const char *path, int uid, const char *line, char *buf, size_t size)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+	size_t len = 0;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char reply[8192];
+		size_t got = 0;
+		int fd;
+
+		close(p[0]);
+		alarm(20);
+		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
+			_exit(1);
+		fd = connect_to(path, false);
+		if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+			_exit(1);
+		while (got < sizeof(reply) - 1 && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0) {
+			got += (size_t)n;
+			if (memchr(reply, '\n', got))
+				break;
+		}
+		if (write(p[1], reply, got) != (ssize_t)got)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	while (len < size - 1 && (n = read(p[0], buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+/* The request path of the real daemon: what it refuses, with which errno and words, and that it
+ * keeps answering.  A device name must be daxX.Y, whatever else reaches the socket. */
+static void test_requests(void **state)
+{
+	static const struct {
+		const char *line;
+		int uid;
+		const char *want; /* in the reply */
+	} cases[] = {
+		{ "not json\n", -1, "\"errno\":22" },
+		{ "[1,2]\n", -1, "malformed request: expected {\\\"command\\\": " },
+		{ "{\"command\":\"frobnicate\"}\n", -1, "unknown command 'frobnicate'" },
+		{ "{\"command\":\"fro\\u001bb\"}\n", -1, "unknown command 'fro\\\\x1bb'" },
+		{ "{\"command\":\"release\"}\n", -1, "'release' needs \\\"device\\\"" },
+		{ "{\"command\":\"release\",\"device\":\"dax..\"}\n", -1, "'release' needs \\\"device\\\"" },
+		{ "{\"command\":\"reclaim\",\"device\":\"../../etc\"}\n", -1, "'reclaim' needs \\\"device\\\"" },
+		{ "{\"command\":\"reclaim\",\"device\":\"dax0.0x\"}\n", -1, "\"errno\":22" },
+		{ "{\"command\":\"release\",\"device\":\"dax97.3\"}\n", -1, "dax97.3: cannot release: No such device\",\"errno\":19" },
+		{ "{\"command\":\"reconcile\"}\n", 65534, "'reconcile' needs root (you are uid 65534)" },
+		{ "{\"command\":\"release\",\"device\":\"dax0.0\"}\n", 65534, "\"errno\":1" },
+		{ "{\"command\":\"status\"}\n", 65534, "\"ok\":true" },
+	};
+	char reply[8192], big[5000];
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs another uid for the refusals */
+	make_dirs(&d);
+	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
+	assert_int_equal(chmod(d.root, 0755), 0);
+	daemon = start_daemon(&d, 1024);
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		request_as(d.socket, cases[i].uid, cases[i].line, reply, sizeof(reply));
+		if (!strstr(reply, cases[i].want))
+			fail_msg("request %zu %s: reply '%s' lacks '%s'", i, cases[i].line, reply, cases[i].want);
+		if (cases[i].uid >= 0 || strstr(cases[i].line, "status"))
+			continue;
+		assert_non_null(strstr(reply, "\"ok\":false"));
+	}
+	/* Longer than a request may be, and no newline: refused, not read for ever. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	request_as(d.socket, -1, big, reply, sizeof(reply));
+	assert_non_null(strstr(reply, "\"errno\":90"));
+	assert_true(status_answered(d.socket, 5000));
+
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	(void)unlink(d.socket);
+	remove_dirs(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_not_replaced),
 		cmocka_unit_test(test_connection_limits),
+		cmocka_unit_test(test_requests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
