@@ -306,14 +306,15 @@ sample_cpus() {
 		sleep 1
 	done >"$run/cpus-at-timeout.txt" 2>&1
 }
-# rip_symbol ADDR: the System.map symbol at or below ADDR, as sym+0xoff.
+# rip_symbol ADDR: the System.map symbol at or below ADDR, as sym+0xoff.  Kernel text is in
+# the top 2 GiB (ffffffff8...): the low 32 bits are compared, which awk's doubles hold exactly.
 rip_symbol() {
 	awk -v a="$1" '
-		function h(s,  i, v) { v = 0; s = tolower(s)
+		function low(s,  i, v) { v = 0; s = tolower(substr(s, length(s) - 7))
 			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			return v }
-		BEGIN { t = h(a) }
-		{ v = h($1); if (v <= t && v > best) { best = v; name = $3 } }
+		BEGIN { hi = tolower(substr(a, 1, length(a) - 8)); t = low(a) }
+		tolower(substr($1, 1, length($1) - 8)) == hi { v = low($1); if (v <= t && v >= best) { best = v; name = $3 } }
 		END { if (name != "") printf "%s+0x%x\n", name, t - best; else print "?" }' \
 		"$kernel_out/System.map"
 }
@@ -389,7 +390,7 @@ case $rc in
 124 | 137)
 	problems+=("timed out after ${timeout_s}s")
 	[ ! -s "$run/cpus-at-timeout.txt" ] ||
-		problems+=("vCPUs just before the timeout: $(awk '!/^==/ { print $2 }' "$run/cpus-at-timeout.txt" | sort | uniq -c | sort -rn | head -n 4 | awk '{ printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1 }') (cpus-at-timeout.txt)")
+		problems+=("vCPUs just before the timeout: $(awk '!/^==/ { print $2 }' "$run/cpus-at-timeout.txt" | sort | uniq -c | sort -rn | head -n 4 | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }') (cpus-at-timeout.txt)")
 	;;
 *) problems+=("qemu exited with status $rc: $(tail -n 3 "$run/qemu.log" | tr '\n' ' ')") ;;
 esac
