@@ -38,6 +38,14 @@ struct classes {
 	struct class_view *views;
 };
 
+/* Where pmemramd writes the slices: $PMEMRAM_SLICE_DIR (tests) or systemd's runtime units. */
+static const char *slice_dir(void)
+{
+	const char *d = secure_getenv(PMEMRAM_SLICE_DIR_ENV);
+
+	return d && *d ? d : PMEMRAM_SLICE_DIR;
+}
+
 static void classes_done(struct classes *s)
 {
 	pmemram_config_free(s->config);
@@ -49,7 +57,7 @@ static void classes_done(struct classes *s)
 
 static const char *env_or(const char *name, const char *fallback)
 {
-	const char *v = getenv(name);
+	const char *v = secure_getenv(name);
 
 	return v && *v ? v : fallback;
 }
@@ -75,7 +83,7 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 	if (!s->views)
 		return CTL_EXIT_SYSTEM;
 	s->n = s->config->n_classes;
-	slice_fd = open(pmemram_slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	slice_fd = open(slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = 0; i < s->n; i++) {
 		struct class_view *v = &s->views[i];
 

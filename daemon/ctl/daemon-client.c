@@ -14,7 +14,7 @@
 
 const char *ctl_socket_path(void)
 {
-	const char *p = getenv(PMEMRAM_SOCKET_ENV);
+	const char *p = secure_getenv(PMEMRAM_SOCKET_ENV);
 
 	return p && *p ? p : PMEMRAM_SOCKET_PATH;
 }

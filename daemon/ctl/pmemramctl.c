@@ -75,7 +75,7 @@ int ctl_ctx_new(struct pmemram_ctx **ret_ctx)
 
 	r = pmemram_ctx_new(&ctx);
 	if (r < 0) {
-		root = getenv("PMEMRAM_SYSFS_ROOT");
+		root = secure_getenv("PMEMRAM_SYSFS_ROOT");
 		fprintf(stderr, "%s: cannot open sysfs root %s: %s\n", program_invocation_short_name,
 			root && *root ? root : "/sys", strerror(-r));
 		return r;
@@ -132,7 +132,7 @@ int ctl_print_json(struct json_object *root, bool complete)
 
 const char *ctl_config_dir(void)
 {
-	const char *dir = getenv(PMEMRAM_CONFIG_DIR_ENV);
+	const char *dir = secure_getenv(PMEMRAM_CONFIG_DIR_ENV);
 
 	return dir && *dir ? dir : PMEMRAM_CONFIG_DIR_DEFAULT;
 }

@@ -14,7 +14,7 @@
 
 void manager_log_init(struct manager *m)
 {
-	const char *target = getenv("PMEMRAM_LOG_TARGET");
+	const char *target = secure_getenv("PMEMRAM_LOG_TARGET");
 
 	/* systemd connects stderr to the journal and says so in $JOURNAL_STREAM. */
 	if (target && streq(target, "journal"))
@@ -22,7 +22,7 @@ void manager_log_init(struct manager *m)
 	else if (target && streq(target, "stderr"))
 		m->journal = false;
 	else
-		m->journal = getenv("JOURNAL_STREAM") != NULL;
+		m->journal = secure_getenv("JOURNAL_STREAM") != NULL;
 }
 
 static const char *priority_prefix(int priority)

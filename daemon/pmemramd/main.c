@@ -7,6 +7,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "pmemram-protocol.h"
+#include "pmemram-tiering.h"
 
 #define DEFAULT_SETTLE_SEC 30
 #define DEFAULT_COALESCE_MSEC 200
@@ -62,13 +63,19 @@ int main(int argc, char **argv)
 		{},
 	};
 	struct manager m = { .listen_fd = -1, .demotion = -1 };
-	const char *socket_path = getenv(PMEMRAM_SOCKET_ENV);
+	const char *socket_path = secure_getenv(PMEMRAM_SOCKET_ENV);
 	unsigned settle = DEFAULT_SETTLE_SEC, coalesce = DEFAULT_COALESCE_MSEC;
 	unsigned offline_timeout = (unsigned)(PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC / 1000000);
 	char *slash;
 	int c, r;
 
-	m.config_dir = getenv(PMEMRAM_CONFIG_DIR_ENV);
+	/* The environment is read here, once: the tests point the slices elsewhere, where there is
+	 * no systemd to tell about them. */
+	m.slice_dir = secure_getenv(PMEMRAM_SLICE_DIR_ENV);
+	if (!m.slice_dir || !*m.slice_dir)
+		m.slice_dir = PMEMRAM_SLICE_DIR;
+	m.slice_dir_is_systemds = streq(m.slice_dir, PMEMRAM_SLICE_DIR);
+	m.config_dir = secure_getenv(PMEMRAM_CONFIG_DIR_ENV);
 	if (!m.config_dir || !*m.config_dir)
 		m.config_dir = PMEMRAM_CONFIG_DIR_DEFAULT;
 	if (!socket_path || !*socket_path)

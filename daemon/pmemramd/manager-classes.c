@@ -41,7 +41,9 @@ static int systemd_reload(struct manager *m)
 
 static void log_removed(const char *name, void *userdata)
 {
-	mlog(userdata, LOG_INFO, "removed %s/%s: its class is no longer configured", pmemram_slice_dir(), name);
+	struct manager *m = userdata;
+
+	mlog(m, LOG_INFO, "removed %s/%s: its class is no longer configured", m->slice_dir, name);
 }
 
 static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
@@ -93,14 +95,14 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	if (r >= 0)
 		r = pmemram_slice_write(dir_fd, c->name, text);
 	if (r < 0) {
-		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", pmemram_slice_dir(), c->name,
+		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", m->slice_dir, c->name,
 			 r == -EEXIST ? "a unit of that name that pmemramd did not write is there" : strerror(-r));
 		class_log(m, LOG_ERR, c->name, "%s", st->error);
 		return;
 	}
 	if (r > 0) {
 		class_log(m, LOG_INFO, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
-			  c->nodes_text, st->nodes, pmemram_slice_dir(), c->name);
+			  c->nodes_text, st->nodes, m->slice_dir, c->name);
 		*changed = true;
 	}
 }
@@ -185,26 +187,25 @@ int manager_apply_classes(struct manager *m)
 	}
 	pmemram_kmem_nodes(kmem_dax, &kmem);
 
-	(void)mkdir(pmemram_slice_dir(), 0755);
-	dir_fd = open(pmemram_slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	(void)mkdir(m->slice_dir, 0755);
+	dir_fd = open(m->slice_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "classes: cannot open %s: %s", pmemram_slice_dir(), strerror(-r));
+		mlog(m, LOG_ERR, "classes: cannot open %s: %s", m->slice_dir, strerror(-r));
 		for (size_t i = 0; i < m->config->n_classes; i++)
-			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", pmemram_slice_dir(), strerror(-r));
+			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", m->slice_dir, strerror(-r));
 		goto done;
 	}
 	for (size_t i = 0; i < m->config->n_classes; i++)
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
-		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", pmemram_slice_dir(), strerror(-removed));
+		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", m->slice_dir, strerror(-removed));
 	pruned = removed >= 0;
 	/* A reload that failed is owed until one succeeds: the files are already as wanted. */
 	if (changed || removed > 0 || m->slice_reload_pending) {
 		m->slice_reload_pending = true;
-		/* Tests point PMEMRAM_SLICE_DIR elsewhere: no systemd to tell then. */
-		if (streq(pmemram_slice_dir(), PMEMRAM_SLICE_DIR))
+		if (m->slice_dir_is_systemds)
 			r = systemd_reload(m);
 		if (r >= 0) {
 			m->n_slice_reloads++;

@@ -71,6 +71,8 @@ struct manager {
 	unsigned n_slice_reloads;
 	bool slice_reload_pending; /* slices changed but systemd's reload failed: retried */
 	bool classes_pruned;	   /* no class configured, and no slice left since the last load */
+	const char *slice_dir;	   /* where the slices go: PMEMRAM_SLICE_DIR, or $PMEMRAM_SLICE_DIR */
+	bool slice_dir_is_systemds; /* it is systemd's runtime unit directory: reload systemd after */
 	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 

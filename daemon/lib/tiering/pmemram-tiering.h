@@ -16,12 +16,10 @@
  * classes no longer configured are removed; others are never touched.
  */
 #define PMEMRAM_SLICE_DIR "/run/systemd/system"
-#define PMEMRAM_SLICE_DIR_ENV "PMEMRAM_SLICE_DIR"
+#define PMEMRAM_SLICE_DIR_ENV "PMEMRAM_SLICE_DIR" /* read once by each program's main: tests */
 #define PMEMRAM_SLICE_HEADER "# Written by pmemramd for the tiering class "
 #define PMEMRAM_SLICE_MAX 4096 /* bytes of a slice file pmemram reads back */
 
-/* $PMEMRAM_SLICE_DIR or PMEMRAM_SLICE_DIR: where the slices are, for pmemramd and pmemramctl alike. */
-const char *pmemram_slice_dir(void);
 /* "pmemram-NAME.slice" in buf; -EINVAL for a name a class may not have, -ENAMETOOLONG. */
 int pmemram_slice_name(const char *class_name, char *buf, size_t size);
 /* The slice unit's text for class c resolved to nodes ("2", "0-1"; never empty); origin is where the

@@ -13,13 +13,6 @@
 #define SLICE_SUFFIX ".slice"
 #define DEMOTION_PATH "kernel/mm/numa/demotion_enabled"
 
-const char *pmemram_slice_dir(void)
-{
-	const char *d = getenv(PMEMRAM_SLICE_DIR_ENV);
-
-	return d && *d ? d : PMEMRAM_SLICE_DIR;
-}
-
 int pmemram_slice_name(const char *class_name, char *buf, size_t size)
 {
 	if (!class_name || !buf || !pmemram_class_name_is_valid(class_name))
