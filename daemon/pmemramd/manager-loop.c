@@ -239,6 +239,8 @@ int manager_run(struct manager *m)
 	r = sd_event_set_watchdog(m->event, true);
 	if (r < 0)
 		return r;
+	if (sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
+		m->watchdog_usec = 0;
 
 	r = manager_load_held(m);
 	if (r < 0)

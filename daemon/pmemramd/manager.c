@@ -398,10 +398,15 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 		     void *userdata)
 {
 	struct manager *m = userdata;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	char line[PMEMRAM_PLAN_TEXT_MAX];
 
-	/* A long run (a release migrating gigabytes) must not look like a hang to the watchdog. */
-	(void)sd_notify(false, "WATCHDOG=1");
+	/* A long run (a release migrating gigabytes) must not look like a hang to the watchdog; a
+	 * ping per action would wake systemd once per memory block. */
+	if (m->watchdog_usec > 0 && now - m->last_ping_usec >= m->watchdog_usec / 4) {
+		(void)sd_notify(false, "WATCHDOG=1");
+		m->last_ping_usec = now;
+	}
 	if (pmemram_ctx_get_log_priority(ctx) >= LOG_DEBUG && pmemram_action_describe(a, line, sizeof(line)))
 		mlog(m, LOG_DEBUG, "[%zu/%zu] %s", index + 1, total, line);
 }

@@ -76,6 +76,10 @@ struct manager {
 	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
 
+	/* WatchdogSec= (0: none), and when manager_progress() last pinged it (CLOCK_MONOTONIC) */
+	uint64_t watchdog_usec;
+	uint64_t last_ping_usec;
+
 	/* the release in progress (manager-release.c), NULL when none */
 	struct manager_release *release;
 
@@ -125,7 +129,8 @@ void manager_drop_stale_holds(struct manager *m, bool at_start);
 int manager_run(struct manager *m);
 void manager_free(struct manager *m);
 void manager_notify_status(struct manager *m);
-/* Apply progress callback (userdata: the manager): pings the watchdog, logs the step at debug. */
+/* Apply progress callback (userdata: the manager): pings the watchdog (at most every quarter of its
+ * interval), logs the step at debug. */
 struct pmemram_action;
 void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, size_t index, size_t total,
 		      void *userdata);
