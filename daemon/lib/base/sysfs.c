@@ -444,15 +444,19 @@ static bool match_suffix(const char *name, const char *suffix)
 	return name[0] != '.' && len > slen && streq(name + len - slen, suffix);
 }
 
+/* getdents64() straight on the descriptor: fdopendir() would add an fstat() and two fcntl()s per
+ * directory, and the user scan lists one per process. */
 static int dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path,
 		    bool (*match)(const char *name, const char *arg), const char *arg, size_t max,
 		    struct sysfs_dir *ret)
 {
-	_cleanup_(closedirp) DIR *dir = NULL;
+	_cleanup_(closep) int fd = -1;
 	_cleanup_(sysfs_dir_done) struct sysfs_dir d = {};
 	size_t allocated = 0;
-	struct dirent *de;
-	int fd;
+	union {
+		struct dirent64 de;
+		char bytes[16384];
+	} buf;
 
 	if (!ctx || !path || !arg || !ret)
 		return -EINVAL;
@@ -460,36 +464,37 @@ static int dir_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char
 	fd = root_open(ctx, which, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
-	dir = fdopendir(fd);
-	if (!dir) {
-		int r = negative_errno();
 
-		safe_close(fd);
-		return fail_in(ctx, which, path, r);
-	}
+	for (;;) {
+		ssize_t k = getdents64(fd, buf.bytes, sizeof(buf.bytes));
 
-	for (errno = 0; (de = readdir(dir)); errno = 0) {
-		if (!match(de->d_name, arg))
-			continue;
+		if (k < 0)
+			return fail_in(ctx, which, path, negative_errno());
+		if (k == 0)
+			break;
+		for (ssize_t off = 0; off < k;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
 
-		if (d.n >= max)
-			return fail_in(ctx, which, path, -E2BIG);
-		if (d.n == allocated) {
-			size_t n = allocated ? allocated * 2 : 16;
-			char **names = reallocarray(d.names, n, sizeof(*names));
+			off += de->d_reclen;
+			if (!match(de->d_name, arg))
+				continue;
+			if (d.n >= max)
+				return fail_in(ctx, which, path, -E2BIG);
+			if (d.n == allocated) {
+				size_t n = allocated ? allocated * 2 : 16;
+				char **names = reallocarray(d.names, n, sizeof(*names));
 
-			if (!names)
+				if (!names)
+					return -ENOMEM;
+				d.names = names;
+				allocated = n;
+			}
+			d.names[d.n] = strdup(de->d_name);
+			if (!d.names[d.n])
 				return -ENOMEM;
-			d.names = names;
-			allocated = n;
+			d.n++;
 		}
-		d.names[d.n] = strdup(de->d_name);
-		if (!d.names[d.n])
-			return -ENOMEM;
-		d.n++;
 	}
-	if (errno != 0)
-		return fail_in(ctx, which, path, negative_errno());
 
 	if (d.n > 1)
 		qsort(d.names, d.n, sizeof(*d.names), compare_names);
