@@ -5,8 +5,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
@@ -178,6 +182,61 @@ static void test_dirs(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* Set the mtime of every rules directory that exists to a minute ago. */
+static void age_rules_dirs(const char *root)
+{
+	static const char *const dirs[] = { "etc/udev/rules.d", "run/udev/rules.d", "usr/local/lib/udev/rules.d",
+					    "usr/lib/udev/rules.d", "lib/udev/rules.d" };
+	struct timespec times[2];
+	char path[4096];
+
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &times[0]), 0);
+	times[0].tv_sec -= 60;
+	times[1] = times[0];
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		if (utimensat(AT_FDCWD, path, times, 0) < 0)
+			assert_int_equal(errno, ENOENT);
+	}
+}
+
+/* The rules are read again only when a directory changed: otherwise a read costs a stat per
+ * directory.  A directory changed in the last seconds is read every time (its mtime may not
+ * change again within the clock's tick). */
+static void test_dirs_cached(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_observed_udev u = {};
+	uint64_t before;
+
+	assert_int_equal(fake_sysfs_write(env->udev, "etc/udev/rules.d/70-mem.rules",
+					  "SUBSYSTEM==\"memory\", ATTR{state}=\"online_kernel\"\n"),
+			 0);
+	/* Just changed: read, and read again. */
+	assert_int_equal(pmemram_udev_rules_read(env->ctx, &u), 0);
+	assert_string_equal(u.rule, FAKE_UDEV_RULE);
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_UDEV);
+	assert_int_equal(pmemram_udev_rules_read(env->ctx, &u), 0);
+	assert_true(pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_UDEV) - before > 5);
+
+	/* Settled: read once more, then only stamped. */
+	age_rules_dirs(env->udev);
+	assert_int_equal(pmemram_udev_rules_read(env->ctx, &u), 0);
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_UDEV);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(pmemram_udev_rules_read(env->ctx, &u), 0);
+	assert_int_equal(pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_UDEV) - before, 5);
+	assert_true(u.onlines_memory);
+	assert_string_equal(u.rule, FAKE_UDEV_RULE);
+
+	/* A file removed from /usr/lib: that directory changed, the rules are read again, and the
+	 * file of the same name in /lib is no longer hidden. */
+	assert_int_equal(fake_sysfs_remove(env->udev, "usr/lib/udev/rules.d/40-vendor.rules"), 0);
+	assert_int_equal(pmemram_udev_rules_read(env->ctx, &u), 0);
+	assert_string_equal(u.rule, "/lib/udev/rules.d/40-vendor.rules:1");
+	assert_null(pmemram_ctx_get_error_path(env->ctx));
+}
+
 static void test_dirs_absent(void **state)
 {
 	struct pmemram_observed_udev u = { .onlines_memory = true };
@@ -214,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_file_too_long),
 		FAKE_TEST(test_dirs),
+		FAKE_TEST(test_dirs_cached),
 		FAKE_TEST(test_dirs_absent),
 		FAKE_TEST(test_file_too_big),
 	};

@@ -33,6 +33,7 @@ struct pmemram_ctx {
 	void *apply_state;
 	void (*apply_state_free)(void *state);
 	uint64_t dax_signature;
+	void *rules_cache;
 };
 
 static int open_root(const char *root, int *ret_fd, char **ret_root)
@@ -131,6 +132,7 @@ struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx)
 	}
 	if (ctx->apply_state_free)
 		ctx->apply_state_free(ctx->apply_state);
+	free(ctx->rules_cache);
 	free(ctx);
 	return NULL;
 }
@@ -155,6 +157,22 @@ void pmemram_ctx_set_dax_signature(struct pmemram_ctx *ctx, uint64_t signature)
 uint64_t pmemram_ctx_get_dax_signature(struct pmemram_ctx *ctx)
 {
 	return ctx ? ctx->dax_signature : 0;
+}
+
+void *pmemram_ctx_get_rules_cache(struct pmemram_ctx *ctx)
+{
+	return ctx ? ctx->rules_cache : NULL;
+}
+
+void pmemram_ctx_set_rules_cache(struct pmemram_ctx *ctx, void *cache)
+{
+	if (!ctx) {
+		free(cache);
+		return;
+	}
+	if (cache != ctx->rules_cache)
+		free(ctx->rules_cache);
+	ctx->rules_cache = cache;
 }
 
 void *pmemram_ctx_get_apply_state(struct pmemram_ctx *ctx)

@@ -48,12 +48,20 @@ void pmemram_ctx_set_dax_signature(struct pmemram_ctx *ctx, uint64_t signature);
 uint64_t pmemram_ctx_get_dax_signature(struct pmemram_ctx *ctx);
 void pmemram_ctx_set_apply_state(struct pmemram_ctx *ctx, void *state, void (*free_fn)(void *state));
 
+/* The udev rules last read and the stamps of their directories (udev-rules.c's, one malloc()ed
+ * block); setting another frees the one before, and the last goes with the context. */
+void *pmemram_ctx_get_rules_cache(struct pmemram_ctx *ctx);
+void pmemram_ctx_set_rules_cache(struct pmemram_ctx *ctx, void *cache);
+
 /* ---- files below any root (procfs, udev); the sysfs_* helpers below use PMEMRAM_ROOT_SYSFS ---- */
 
 /* Read a small file whole, strip the trailing newline; -E2BIG when it does not fit. */
 int root_read_string(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size);
 /* Open path below the root for reading; failures are recorded like the sysfs_* ones. */
 int root_fopen(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, FILE **ret);
+/* fstatat() below the root, following symlinks. */
+struct stat;
+int root_stat(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, struct stat *ret);
 /* Target of a symlink below the root, NUL-terminated. */
 int root_readlink(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size);
 

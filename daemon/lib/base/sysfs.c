@@ -200,6 +200,22 @@ int sysfs_read_u64_attrs(struct pmemram_ctx *ctx, const char *dir, const char *c
 	return 0;
 }
 
+int root_stat(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, struct stat *ret)
+{
+	int dir_fd;
+
+	if (!ctx || !path || !ret)
+		return -EINVAL;
+
+	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
+	if (dir_fd < 0)
+		return dir_fd;
+	pmemram_ctx_count_access(ctx, which);
+	if (fstatat(dir_fd, path, ret, 0) < 0)
+		return fail_in(ctx, which, path, negative_errno());
+	return 0;
+}
+
 int root_readlink(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, char *buf, size_t size)
 {
 	int dir_fd;

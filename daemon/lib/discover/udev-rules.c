@@ -1,5 +1,7 @@
 /* udev rules that online hot-added memory (ATTR{state}="online..."): pure line/file parser and the directory scan. */
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
@@ -312,16 +314,67 @@ static int scan_file(struct pmemram_ctx *ctx, const struct rules_file *f, struct
 	return pmemram_udev_rules_scan(shown, text, len, ret);
 }
 
-int pmemram_udev_rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
+/* What the rules directories looked like when their rules were read: the rules are read again only
+ * when one of them changed.  Adding, removing or renaming a rules file (as package managers and
+ * editors do) changes its directory's mtime; a file rewritten in place is seen at the next change
+ * of a directory, or by a new context (a restarted daemon). */
+struct dir_stamp {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+};
+
+struct rules_cache {
+	struct dir_stamp dirs[ELEMENTSOF(rules_dirs)];
+	struct pmemram_observed_udev udev;
+};
+
+/* A directory changed within the last RULES_RACY_SEC may change again within the same tick of the
+ * file system's clock and keep its mtime (git's "racy" entries): such stamps are not trusted. */
+#define RULES_RACY_SEC 2
+
+/* 1 when every stamp is old enough to be trusted, 0 when not, -errno. */
+static int stamp_dirs(struct pmemram_ctx *ctx, struct dir_stamp *ret)
+{
+	struct timespec now;
+	bool trusted = true;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return negative_errno();
+	for (size_t i = 0; i < ELEMENTSOF(rules_dirs); i++) {
+		struct stat st;
+		int r = root_stat(ctx, PMEMRAM_ROOT_UDEV, rules_dirs[i], &st);
+
+		if (r == -ENOENT || r == -ENOTDIR) {
+			pmemram_ctx_clear_error(ctx);
+			ret[i] = (struct dir_stamp){};
+			continue;
+		}
+		if (r < 0)
+			return r;
+		ret[i] = (struct dir_stamp){ true, st.st_dev, st.st_ino, st.st_mtim };
+		trusted = trusted && st.st_mtim.tv_sec + RULES_RACY_SEC < now.tv_sec;
+	}
+	return trusted;
+}
+
+static bool stamps_equal(const struct dir_stamp *a, const struct dir_stamp *b)
+{
+	for (size_t i = 0; i < ELEMENTSOF(rules_dirs); i++)
+		if (a[i].exists != b[i].exists || a[i].dev != b[i].dev || a[i].ino != b[i].ino ||
+		    a[i].mtime.tv_sec != b[i].mtime.tv_sec || a[i].mtime.tv_nsec != b[i].mtime.tv_nsec)
+			return false;
+	return true;
+}
+
+static int rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
 {
 	struct sysfs_dir dirs[ELEMENTSOF(rules_dirs)] = {};
 	_cleanup_(freep) struct rules_file *files = NULL;
 	struct pmemram_observed_udev u = {};
 	size_t n = 0, total = 0;
 	int r = 0;
-
-	if (!ctx || !ret)
-		return -EINVAL;
 
 	for (size_t i = 0; i < ELEMENTSOF(rules_dirs) && r >= 0; i++) {
 		r = root_dir_read_suffix(ctx, PMEMRAM_ROOT_UDEV, rules_dirs[i], ".rules", PMEMRAM_UDEV_MAX_RULES_FILES,
@@ -361,4 +414,34 @@ finish:
 	for (size_t i = 0; i < ELEMENTSOF(rules_dirs); i++)
 		sysfs_dir_done(&dirs[i]);
 	return r;
+}
+
+int pmemram_udev_rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
+{
+	struct rules_cache now = {}, *cache;
+	int trusted, r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+
+	/* Stamped before reading: a change made meanwhile is read again next time. */
+	trusted = stamp_dirs(ctx, now.dirs);
+	if (trusted < 0)
+		return trusted;
+	cache = pmemram_ctx_get_rules_cache(ctx);
+	if (cache && stamps_equal(cache->dirs, now.dirs)) {
+		*ret = cache->udev;
+		return 0;
+	}
+
+	r = rules_read(ctx, &now.udev);
+	if (r < 0)
+		return r;
+	/* Kept only under trusted stamps; without memory for the copy the stale one goes too. */
+	cache = trusted ? malloc(sizeof(*cache)) : NULL;
+	if (cache)
+		*cache = now;
+	pmemram_ctx_set_rules_cache(ctx, cache);
+	*ret = now.udev;
+	return 0;
 }
