@@ -48,7 +48,7 @@ for t in "${targets[@]}"; do
 	# The request path is pmemramd's own server.c, with the manager stubbed by the target.
 	if [ "$t" = fuzz-request ]; then
 		extra=(-I "$build/src/daemon/pmemramd" "$build/src/daemon/pmemramd/server.c")
-		libs=(-lsystemd -ljson-c -ldaxctl)
+		libs=(-lsystemd -ljson-c)
 	fi
 	if ! clang $flags -fsanitize=fuzzer -include "$build/src/config.h" "${includes[@]}" \
 		-o "$build/$t" "$here/$t.c" "${extra[@]}" "$build/src/daemon/lib/libpmemram.a" "${libs[@]}" \

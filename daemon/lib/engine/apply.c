@@ -1,9 +1,9 @@
 /* The applier: runs planned actions through an ops table and sysfs, verifying each by re-reading. */
-#include <daxctl/libdaxctl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "daxctl-load.h"
 #include "pmemram-apply.h"
 #include "pmemram-pagemap.h"
 #include "pmemram-private.h"
@@ -338,15 +338,29 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 
 /* ---- the default ops: libdaxctl -------------------------------------------------------- */
 
+/* The default ops' libdaxctl context lives in the pmemram context: making one enumerates every
+ * region and device, and binding loads libkmod's configuration.  It is made again when the dax
+ * devices listed since differ from the ones it was made from, or it does not know a device. */
+struct daxctl_state {
+	const struct daxctl_api *api;
+	struct daxctl_ctx *dctx;
+	uint64_t signature;
+};
+
 /* libdaxctl would print to stderr; library code logs at debug through the caller's function. */
 _printf_(6, 0) static void daxctl_log(struct daxctl_ctx *dctx, int priority, const char *file, int line,
 				      const char *fn, const char *format, va_list args)
 {
-	struct pmemram_ctx *ctx = daxctl_get_userdata(dctx);
+	const struct daxctl_api *api;
+	struct pmemram_ctx *ctx;
 	char msg[256];
 	size_t len;
 
 	(void)priority;
+	/* Only libdaxctl calls this, so it is loaded. */
+	if (daxctl_api_get(NULL, &api) < 0)
+		return;
+	ctx = api->get_userdata(dctx);
 	if (!ctx || pmemram_ctx_get_log_priority(ctx) < LOG_DEBUG)
 		return;
 	(void)vsnprintf(msg, sizeof(msg), format, args);
@@ -356,96 +370,97 @@ _printf_(6, 0) static void daxctl_log(struct daxctl_ctx *dctx, int priority, con
 	pmemram_log(ctx, LOG_DEBUG, file, line, fn, "libdaxctl: %s", msg);
 }
 
-/* The default ops' libdaxctl context lives in the pmemram context: making one enumerates every
- * region and device, and binding loads libkmod's configuration.  It is made again when the dax
- * devices listed since differ from the ones it was made from, or it does not know a device. */
-struct daxctl_state {
-	struct daxctl_ctx *dctx;
-	uint64_t signature;
-};
-
 static void daxctl_state_free(void *p)
 {
 	struct daxctl_state *st = p;
 
 	if (!st)
 		return;
-	daxctl_unref(st->dctx);
+	st->api->unref(st->dctx);
 	free(st);
 }
 
 static int daxctl_state_new(struct pmemram_ctx *ctx, struct daxctl_state **ret)
 {
+	const struct daxctl_api *api;
 	struct daxctl_state *st;
 	int r;
 
+	r = daxctl_api_get(ctx, &api);
+	if (r < 0)
+		return r;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	r = daxctl_new(&st->dctx);
+	st->api = api;
+	r = api->new_ctx(&st->dctx);
 	if (r < 0) {
 		free(st);
 		return log_debug_errno(ctx, r, "daxctl_new: %s", strerror(-r));
 	}
-	daxctl_set_userdata(st->dctx, ctx);
-	daxctl_set_log_fn(st->dctx, daxctl_log);
-	daxctl_set_log_priority(st->dctx, pmemram_ctx_get_log_priority(ctx));
+	api->set_userdata(st->dctx, ctx);
+	api->set_log_fn(st->dctx, daxctl_log);
+	api->set_log_priority(st->dctx, pmemram_ctx_get_log_priority(ctx));
 	st->signature = pmemram_ctx_get_dax_signature(ctx);
 	pmemram_ctx_set_apply_state(ctx, st, daxctl_state_free);
 	*ret = st;
 	return 0;
 }
 
-static struct daxctl_dev *daxctl_dev_by_name(struct daxctl_ctx *dctx, const char *device)
+static struct daxctl_dev *daxctl_dev_by_name(const struct daxctl_state *st, const char *device)
 {
-	struct daxctl_region *region;
-	struct daxctl_dev *dev;
+	const struct daxctl_api *api = st->api;
 
-	daxctl_region_foreach(dctx, region)
-		daxctl_dev_foreach(region, dev)
-			if (streq_ptr(daxctl_dev_get_devname(dev), device))
+	for (struct daxctl_region *region = api->region_get_first(st->dctx); region;
+	     region = api->region_get_next(region))
+		for (struct daxctl_dev *dev = api->dev_get_first(region); dev; dev = api->dev_get_next(dev))
+			if (streq_ptr(api->dev_get_devname(dev), device))
 				return dev;
 	return NULL;
 }
 
-static int daxctl_find_dev(struct pmemram_ctx *ctx, const char *device, struct daxctl_dev **ret)
+static int daxctl_find_dev(struct pmemram_ctx *ctx, const char *device, const struct daxctl_api **ret_api,
+			   struct daxctl_dev **ret)
 {
 	struct daxctl_state *st = pmemram_ctx_get_apply_state(ctx);
 	struct daxctl_dev *dev = NULL;
 	int r;
 
 	if (st && st->signature == pmemram_ctx_get_dax_signature(ctx))
-		dev = daxctl_dev_by_name(st->dctx, device);
+		dev = daxctl_dev_by_name(st, device);
 	if (!dev) {
 		r = daxctl_state_new(ctx, &st);
 		if (r < 0)
 			return r;
-		dev = daxctl_dev_by_name(st->dctx, device);
+		dev = daxctl_dev_by_name(st, device);
 	}
 	if (!dev)
 		return log_debug_errno(ctx, -ENODEV, "%s: libdaxctl does not list it", device);
+	*ret_api = st->api;
 	*ret = dev;
 	return 0;
 }
 
 static int daxctl_disable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
+	const struct daxctl_api *api;
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, device, &dev);
-	return r < 0 ? r : daxctl_dev_disable(dev);
+	r = daxctl_find_dev(ctx, device, &api, &dev);
+	return r < 0 ? r : api->dev_disable(dev);
 }
 
 /* daxctl_dev_enable_ram() loads kmem (libkmod) and binds it (new_id + bind), nothing more: the
  * onlining is daxctl_memory_online()'s, which we never call, so blocks stay in the zone we pick. */
 static int daxctl_enable_kmem(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
+	const struct daxctl_api *api;
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, device, &dev);
-	return r < 0 ? r : daxctl_dev_enable_ram(dev);
+	r = daxctl_find_dev(ctx, device, &api, &dev);
+	return r < 0 ? r : api->dev_enable_ram(dev);
 }
 
 /* daxctl_dev_disable() unbinds whichever driver is bound.  It neither offlines nor checks kmem's
@@ -459,11 +474,12 @@ static int daxctl_disable_kmem(struct pmemram_ctx *ctx, void *userdata, const ch
  * when any driver is bound already, which the caller's re-read of the driver link catches. */
 static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
 {
+	const struct daxctl_api *api;
 	struct daxctl_dev *dev;
 	int r;
 
-	r = daxctl_find_dev(ctx, device, &dev);
-	return r < 0 ? r : daxctl_dev_enable_devdax(dev);
+	r = daxctl_find_dev(ctx, device, &api, &dev);
+	return r < 0 ? r : api->dev_enable_devdax(dev);
 }
 
 const struct pmemram_apply_ops pmemram_apply_default_ops = {
