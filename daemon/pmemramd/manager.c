@@ -16,15 +16,6 @@
 #include "pmemram-observe.h"
 #include "pmemram-protocol.h"
 
-
-static uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* ---- configuration ----------------------------------------------------------------------- */
 
 static void config_errors_join(const struct manager *m, const struct pmemram_config_errors *e, int r,

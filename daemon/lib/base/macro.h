@@ -4,9 +4,11 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -14,6 +16,18 @@
 #define _unused_ __attribute__((unused))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_MSEC 1000ULL
+
+/* The clock in microseconds (CLOCK_MONOTONIC for durations and deadlines). */
+static inline uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
 
 /* Hand a pointer/fd over to someone else, so the cleanup handler no longer frees it. */
 #define TAKE_PTR(p)                          \

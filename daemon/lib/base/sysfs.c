@@ -296,14 +296,6 @@ static int store(int dir_fd, const char *path, const char *value)
 	return 0;
 }
 
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /*
  * store() from a child process, which is killed (SIGKILL) when it has not finished after
  * timeout_usec: the kernel sees a fatal signal pending and abandons the store.  The child only
@@ -312,7 +304,7 @@ static uint64_t monotonic_usec(void)
 static int store_bounded(int dir_fd, const char *path, const char *value, uint64_t timeout_usec)
 {
 	_cleanup_(closep) int rfd = -1, wfd = -1;
-	uint64_t deadline = monotonic_usec() + timeout_usec;
+	uint64_t deadline = now_usec(CLOCK_MONOTONIC) + timeout_usec;
 	int p[2], err = 0, r;
 	pid_t pid;
 
@@ -332,7 +324,7 @@ static int store_bounded(int dir_fd, const char *path, const char *value, uint64
 
 	for (;;) {
 		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
-		uint64_t now = monotonic_usec();
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
 		int n;
 
 		if (now >= deadline) {

@@ -16,14 +16,6 @@ struct pmemram_reconcile_result *pmemram_reconcile_result_free(struct pmemram_re
 	return NULL;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static bool name_in(const char *name, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -161,13 +153,13 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 	int r;
 
 	if (!*obs) {
-		uint64_t t = now_usec();
+		uint64_t t = now_usec(CLOCK_MONOTONIC);
 
 		r = pmemram_observe_lazy(ctx, obs);
 		if (r < 0)
 			return r;
 		res->n_observations++;
-		res->observe_usec += now_usec() - t;
+		res->observe_usec += now_usec(CLOCK_MONOTONIC) - t;
 	}
 	r = pmemram_plan_compute(config, &(*obs)->observed, ret);
 	if (r < 0)
@@ -176,13 +168,13 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 	 * and only a plan that takes a device from device_dax depends on it: the plan is made
 	 * again from the same observation, completed, and nothing else is read again. */
 	if (pmemram_plan_needs_users(*ret) && !(*obs)->users_scanned) {
-		uint64_t t = now_usec();
+		uint64_t t = now_usec(CLOCK_MONOTONIC);
 
 		*ret = pmemram_plan_free(*ret);
 		r = pmemram_observation_scan_users(ctx, *obs);
 		if (r < 0)
 			return r;
-		res->users_usec += now_usec() - t;
+		res->users_usec += now_usec(CLOCK_MONOTONIC) - t;
 		r = pmemram_plan_compute(config, &(*obs)->observed, ret);
 		if (r < 0)
 			return r;
@@ -312,11 +304,11 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 			break;
 
 		res->rounds++;
-		t_apply = now_usec();
+		t_apply = now_usec(CLOCK_MONOTONIC);
 		r = apply_by_device(ctx, plan, o->apply, res, &failed);
 		if (r < 0)
 			goto out;
-		res->apply_usec += now_usec() - t_apply;
+		res->apply_usec += now_usec(CLOCK_MONOTONIC) - t_apply;
 		if (dry_run)
 			break;
 		/* A round that changed nothing (every device failed) would only repeat itself: one more
