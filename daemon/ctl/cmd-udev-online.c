@@ -8,6 +8,11 @@
 
 /* ---- udev-online -------------------------------------------------------------------------------- */
 
+/* How long a block's "add" waits for the kmem probe that is adding it (see
+ * pmemram_observe_block_bound()): a probe adds every block of the device first. */
+#define BIND_WAIT_USEC (60 * USEC_PER_SEC)
+#define BIND_POLL_USEC (50 * USEC_PER_MSEC)
+
 /*
  * Run by udev (60-pmemram.rules) for every memory block added offline.  Plans with the same
  * configuration and holds as pmemramd and performs only the plan's actions for this block, so a
@@ -55,9 +60,14 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	ctl_held_read(ctx, &held);
 	/* Only this block's actions are taken here: the block and its device are all that is read,
 	 * so that onlining a device of n blocks costs n times one block, not n times n. */
-	r = pmemram_observe_block(ctx, block, &o);
+	r = pmemram_observe_block_bound(ctx, block, BIND_WAIT_USEC, BIND_POLL_USEC, &o);
 	if (r < 0)
 		return ctl_read_failed(ctx, "the system state", r);
+	if (o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
+	    o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND)
+		fprintf(stderr, "%s udev-online: %s: %s still has no driver after %llu s; left offline\n",
+			program_invocation_short_name, name, o->observed.devices[0].dax.name,
+			(unsigned long long)(BIND_WAIT_USEC / USEC_PER_SEC));
 	r = pmemram_plan_compute(config, &o->observed, &plan);
 	if (r < 0)
 		return CTL_EXIT_SYSTEM;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <sys/wait.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
@@ -200,6 +201,52 @@ static void test_observe_block(void **state)
 	o = pmemram_observation_free(o);
 }
 
+/* A block added while its device's kmem probe still runs: the device shows no driver until the
+ * probe returned.  The observation waits for the driver (here set 200 ms later by a child), and
+ * gives up after the timeout with the device as it is. */
+static void test_observe_block_bound(void **state)
+{
+	struct pmemram_ctx *ctx = ENV(state)->ctx;
+	struct pmemram_observation *o = NULL;
+	uint64_t t0;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(fake_sysfs_set_dax_driver(ENV(state)->root, "dax0.0", NULL), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		(void)usleep(200 * 1000);
+		_exit(fake_sysfs_set_dax_driver(ENV(state)->root, "dax0.0", "kmem") < 0);
+	}
+	t0 = now_usec(CLOCK_MONOTONIC);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 40, 10 * USEC_PER_SEC, 10 * USEC_PER_MSEC, &o), 0);
+	assert_true(now_usec(CLOCK_MONOTONIC) - t0 >= 150 * USEC_PER_MSEC);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(o->observed.n_devices, 1);
+	assert_int_equal(o->observed.devices[0].dax.mode, PMEMRAM_DAX_SYSTEM_RAM);
+	o = pmemram_observation_free(o);
+
+	/* No driver comes: the last observation after the timeout. */
+	assert_int_equal(fake_sysfs_set_dax_driver(ENV(state)->root, "dax0.0", NULL), 0);
+	t0 = now_usec(CLOCK_MONOTONIC);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 40, 100 * USEC_PER_MSEC, 10 * USEC_PER_MSEC, &o), 0);
+	assert_true(now_usec(CLOCK_MONOTONIC) - t0 >= 100 * USEC_PER_MSEC);
+	assert_int_equal(o->observed.devices[0].dax.mode, PMEMRAM_DAX_UNBOUND);
+	o = pmemram_observation_free(o);
+
+	/* A block of no device, and a device bound to device_dax: no wait. */
+	t0 = now_usec(CLOCK_MONOTONIC);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 5, 10 * USEC_PER_SEC, 10 * USEC_PER_MSEC, &o), 0);
+	o = pmemram_observation_free(o);
+	assert_int_equal(fake_sysfs_set_dax_driver(ENV(state)->root, "dax0.0", "device_dax"), 0);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 40, 10 * USEC_PER_SEC, 10 * USEC_PER_MSEC, &o), 0);
+	assert_int_equal(o->observed.devices[0].dax.mode, PMEMRAM_DAX_DEVDAX);
+	assert_true(now_usec(CLOCK_MONOTONIC) - t0 < 5 * USEC_PER_SEC);
+	o = pmemram_observation_free(o);
+}
+
 /* The held file: one device per line; empty lines and names with '/' are not devices. */
 static void test_held_read(void **state)
 {
@@ -309,6 +356,7 @@ int main(void)
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_block, fake_env_setup_hmat),
+		FAKE_TEST(test_observe_block_bound, fake_env_setup_hmat),
 		FAKE_TEST(test_dax_identity, fake_env_setup_hmat),
 		FAKE_TEST(test_held_read, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),

@@ -206,3 +206,28 @@ int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct p
 	*ret = TAKE_PTR(o);
 	return 0;
 }
+
+int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, uint64_t timeout_usec,
+				uint64_t poll_usec, struct pmemram_observation **ret)
+{
+	uint64_t deadline = now_usec(CLOCK_MONOTONIC) + timeout_usec;
+	struct pmemram_observation *o = NULL;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	for (;;) {
+		r = pmemram_observe_block(ctx, block, &o);
+		if (r < 0)
+			return r;
+		if (o->observed.n_blocks == 0 || o->observed.n_devices == 0 ||
+		    o->observed.devices[0].dax.mode != PMEMRAM_DAX_UNBOUND || now_usec(CLOCK_MONOTONIC) >= deadline)
+			break;
+		log_debug(ctx, "memory%lu: %s has no driver yet: a kmem bind in progress", block,
+			  o->observed.devices[0].dax.name);
+		o = pmemram_observation_free(o);
+		(void)usleep((useconds_t)poll_usec);
+	}
+	*ret = o;
+	return 0;
+}

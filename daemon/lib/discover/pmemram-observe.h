@@ -130,6 +130,12 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
  * holds it (with its namespace), no other device, block, namespace, user or udev rule.  The plan
  * from it has at most that block's actions; the cost does not grow with the blocks of the system. */
 int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_observation **ret);
+/* The same, for a block just added: kmem adds a device's blocks from its probe, and each block's
+ * "add" uevent comes while the probe still adds the rest, before the device's driver link appears.
+ * A block inside a device that shows no driver is such a bind in progress: observe again (every
+ * poll_usec) until the device has a driver or timeout_usec passed; then the last observation. */
+int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, uint64_t timeout_usec,
+				uint64_t poll_usec, struct pmemram_observation **ret);
 struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_observation, pmemram_observation_free)
