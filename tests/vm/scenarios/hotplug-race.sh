@@ -14,7 +14,7 @@ set -u
 
 rounds=${RACE_ROUNDS:-6}
 size_mib=${RACE_MIB:-4096}
-plan $((7 + 2 * rounds))
+plan $((6 + 2 * rounds))
 bs=$(block_size)
 
 # Nothing claimed: the device is the administrator's, pmemramd only watches.
@@ -23,15 +23,8 @@ mkdir -p /etc/pmemram
 must "restart pmemramd on an empty configuration" systemctl restart pmemramd.service
 restarts_before=$(systemctl show -P NRestarts pmemramd.service)
 
-reply=$(host_request nvdimm-add big "$size_mib" 2) || bail "hot-add failed: $reply"
-ok "region1 appears" wait_for 60 '[ -d /sys/bus/nd/devices/region1 ]'
-nmem=$(cut -d, -f1 /sys/bus/nd/devices/region1/mapping0)
-must "disable region1" ndctl disable-region region1
-must "initialise the labels of $nmem" ndctl init-labels "$nmem"
-must "enable region1" ndctl enable-region region1
-ndctl create-namespace -r region1 -m devdax -a 2M >"$PMEMRAM_OUT/ns-big.json" ||
-	bail "cannot create a devdax namespace on region1"
-dev=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-big.json")
+big_devdax "$size_mib"
+dev=$big_dev
 n=$(dev_blocks "$dev" | grep -c .)
 note "$dev on region1: $n whole blocks"
 ok "$dev holds at least 16 blocks" test "$n" -ge 16

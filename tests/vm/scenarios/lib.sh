@@ -192,6 +192,21 @@ bench_methods() {
 	done
 }
 
+# big_devdax MIB: hot-add an NVDIMM of MIB MiB on node 2 through the host, label it, and make it
+# one devdax namespace (region1); sets big_dev to its dax device.  Bails out when a step fails.
+big_devdax() {
+	local reply nmem
+	reply=$(host_request nvdimm-add big "$1" 2) || bail "hot-add failed: $reply"
+	wait_for 60 '[ -d /sys/bus/nd/devices/region1 ]' || bail "region1 did not appear"
+	nmem=$(cut -d, -f1 /sys/bus/nd/devices/region1/mapping0)
+	must "disable region1" ndctl disable-region region1
+	must "initialise the labels of $nmem" ndctl init-labels "$nmem"
+	must "enable region1" ndctl enable-region region1
+	ndctl create-namespace -r region1 -m devdax -a 2M >"$PMEMRAM_OUT/ns-big.json" ||
+		bail "cannot create a devdax namespace on region1"
+	big_dev=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-big.json")
+}
+
 # dev_state DEV: "N online Movable" style summary of DEV's blocks ("" when none exist).
 dev_state() {
 	dev_blocks "$1" | while read -r b; do
