@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	# project build
 	build-essential autoconf automake libtool pkg-config git rsync
-	libdaxctl-dev libudev-dev libsystemd-dev libnuma-dev
+	libdaxctl-dev libudev-dev libsystemd-dev linux-libc-dev
 	libjson-c-dev libcmocka-dev clang valgrind
 	# libFuzzer (tests/fuzz)
 	libclang-rt-14-dev

@@ -4,7 +4,8 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <numaif.h>
+#include <linux/mempolicy.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -328,6 +329,13 @@ static void run_help(void)
 	       program_invocation_short_name);
 }
 
+/* The system call itself: libnuma's wrapper would make every pmemramctl load libnuma, whose
+ * constructor reads the NUMA topology from sysfs and procfs before main() runs. */
+static int set_mempolicy_nodes(int mode, const unsigned long *mask, unsigned long maxnode)
+{
+	return syscall(SYS_set_mempolicy, mode, mask, maxnode) < 0 ? -1 : 0;
+}
+
 /* set_mempolicy() for the class: bind and interleave as such; preferred over several nodes is
  * MPOL_PREFERRED_MANY (Linux 5.15), else the first node. */
 static int apply_policy(const struct class_view *v)
@@ -351,13 +359,13 @@ static int apply_policy(const struct class_view *v)
 		mode = MPOL_BIND;
 		break;
 	}
-	if (set_mempolicy(mode, mask, PMEMRAM_MAX_NODES + 1) == 0)
+	if (set_mempolicy_nodes(mode, mask, PMEMRAM_MAX_NODES + 1) == 0)
 		return 0;
 	if (mode == MPOL_PREFERRED_MANY && errno == EINVAL) {
 		unsigned long one[ELEMENTSOF(mask)] = {};
 
 		one[first / (8 * sizeof(unsigned long))] = 1UL << (first % (8 * sizeof(unsigned long)));
-		if (set_mempolicy(MPOL_PREFERRED, one, PMEMRAM_MAX_NODES + 1) == 0)
+		if (set_mempolicy_nodes(MPOL_PREFERRED, one, PMEMRAM_MAX_NODES + 1) == 0)
 			return 0;
 	}
 	return negative_errno();
