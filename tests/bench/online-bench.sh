@@ -6,8 +6,10 @@
 #    kernel's add uevent to the last block online with pmemramd running;
 #    pmemramd's RSS, private dirty memory and wakeups over an idle minute;
 #  - a 16 GiB NVDIMM hot-added after boot, 125 blocks, LARGE_TRIALS times,
-#    per block; and pmemramctl udev-online without the daemon on it against
-#    the 7-block device, per block (it must not grow with the device).
+#    per block; pmemramctl udev-online without the daemon on it against
+#    the 7-block device, per block (it must not grow with the device); and
+#    the kernel's own cost of each block's online, first 10 against last 10
+#    (it must not grow with the blocks already online).
 # Prints medians with min..max and the ratios of medians.  Under TCG the
 # absolute times are slow; read the ratios.
 #
@@ -73,6 +75,13 @@ function median(m, nb,   i, n, a) {
 }
 /^# BENCH device=/ { dev = $3 " " $4 " " $5; big = val($0, "blocks") }
 /^# BENCH method=/ { m = $3; sub("method=", "", m); k[m]++; t[m, k[m]] = val($0, "ms"); b[m, k[m]] = val($0, "blocks") }
+/^# BENCH per_block_ms / { pb_info = $4 " " $5; pb_n = NF - 5; for (i = 6; i <= NF; i++) pb[i - 5] = $i + 0 }
+function median_of(from, to,   i, n, a) {
+	n = 0
+	for (i = from; i <= to; i++) a[++n] = pb[i]
+	sort(a, n)
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
 END {
 	printf "pmemram online benchmark, large device (%s)\n\n", dev
 	printf "%-12s %8s %12s %7s\n", "method", "median", "ms per block", "trials"
@@ -93,4 +102,10 @@ END {
 			big, ul, small, us, ul / big, us / small, (ul / big) / (us / small)
 	else
 		printf "udev-online without the daemon: no data\n"
+	if (pb_n >= 20) {
+		first = median_of(1, 10); last = median_of(pb_n - 9, pb_n)
+		printf "bare-sysfs online, ms per block as the zone grows (%s): first 10 blocks %.2f, last 10 %.2f: ratio %.2f\n",
+			pb_info, first, last, last / first
+	} else
+		printf "bare-sysfs online per block: no data\n"
 }' "$cache/runs/bench-online-large/share/out/result.tap"
