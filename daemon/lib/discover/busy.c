@@ -221,8 +221,7 @@ struct targets {
 	size_t n_namespaces;
 };
 
-/* "pid N (comm)", or "pid N" when its comm cannot be read. */
-static void process_name(struct pmemram_ctx *ctx, const char *pid, char *buf, size_t size)
+void pmemram_process_name(struct pmemram_ctx *ctx, const char *pid, char *buf, size_t size)
 {
 	char path[64], comm[32];
 
@@ -249,7 +248,7 @@ static void mark_ns_open(struct pmemram_ctx *ctx, const struct targets *t, const
 
 		if (ns->in_use[0] || !pmemram_blockdev_is_on(target, ns->blockdev))
 			continue;
-		process_name(ctx, pid, who, sizeof(who));
+		pmemram_process_name(ctx, pid, who, sizeof(who));
 		(void)snprintf(ns->in_use, sizeof(ns->in_use), "%.40s open by %s", target, who);
 		log_debug(ctx, "%s: %s", ns->name, ns->in_use);
 	}
@@ -260,7 +259,7 @@ static void mark_used(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d, c
 {
 	d->mapped = true;
 	d->open_only = open_only;
-	process_name(ctx, pid, d->mapped_by, sizeof(d->mapped_by));
+	pmemram_process_name(ctx, pid, d->mapped_by, sizeof(d->mapped_by));
 	log_debug(ctx, "%s %s by %s", d->dax.name, open_only ? "open" : "mapped", d->mapped_by);
 }
 

@@ -198,7 +198,7 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 		struct pmemram_frames f = {};
 		unsigned long pid;
 		uint64_t hits = 0;
-		char path[64], comm[32] = "";
+		char who[64];
 
 		if (sysfs_name_index(pids.names[i], "", &pid) < 0 || pid == 0 || pid > INT32_MAX)
 			continue;
@@ -217,11 +217,9 @@ int pmemram_frame_owners(struct pmemram_ctx *ctx, uint64_t first_pfn, uint64_t e
 		if (hits == 0)
 			continue;
 
-		if (path_printf(path, sizeof(path), "%lu/comm", pid) < 0 ||
-		    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0)
-			pmemram_ctx_clear_error(ctx);
-		r = snprintf(buf + len, size - len, "%spid %lu%s%s%s (%" PRIu64 " page%s)", found ? ", " : "", pid,
-			     comm[0] ? " (" : "", comm, comm[0] ? ")" : "", hits, hits == 1 ? "" : "s");
+		pmemram_process_name(ctx, pids.names[i], who, sizeof(who));
+		r = snprintf(buf + len, size - len, "%s%s (%" PRIu64 " page%s)", found ? ", " : "", who, hits,
+			     hits == 1 ? "" : "s");
 		if (r < 0 || (size_t)r >= size - len)
 			break;
 		len += (size_t)r;
@@ -296,13 +294,11 @@ int pmemram_node_users(struct pmemram_ctx *ctx, int node, char *buf, size_t size
 	}
 
 	for (size_t k = 0; k < n_top; k++) {
-		char path[64], comm[32] = "";
+		char who[64];
 
-		if (path_printf(path, sizeof(path), "%s/comm", top[k].pid) < 0 ||
-		    root_read_string(ctx, PMEMRAM_ROOT_PROCFS, path, comm, sizeof(comm)) < 0)
-			pmemram_ctx_clear_error(ctx);
-		r = snprintf(buf + len, size - len, "%spid %s%s%s%s (%" PRIu64 " page%s)", k ? ", " : "", top[k].pid,
-			     comm[0] ? " (" : "", comm, comm[0] ? ")" : "", top[k].pages, top[k].pages == 1 ? "" : "s");
+		pmemram_process_name(ctx, top[k].pid, who, sizeof(who));
+		r = snprintf(buf + len, size - len, "%s%s (%" PRIu64 " page%s)", k ? ", " : "", who, top[k].pages,
+			     top[k].pages == 1 ? "" : "s");
 		if (r < 0 || (size_t)r >= size - len)
 			return (int)k;
 		len += (size_t)r;

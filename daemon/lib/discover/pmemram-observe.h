@@ -87,6 +87,10 @@ int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax,
  * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);
 
+/* Name process pid (its /proc directory name) "pid N (comm)" in buf, or "pid N" when its comm
+ * cannot be read (gone, or not ours to read). */
+void pmemram_process_name(struct pmemram_ctx *ctx, const char *pid, char *buf, size_t size);
+
 /* Mark dax devices some process maps (/proc/PID/maps naming /dev/daxX.Y) or holds open
  * (/proc/PID/fd/N linking to it): the first such pid and comm, a mapping before a mere open; and
  * namespaces whose block device (or a partition) a process holds open (in_use).
