@@ -19,20 +19,13 @@ const char *ctl_socket_path(void)
 	return p && *p ? p : PMEMRAM_SOCKET_PATH;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait for events on fd until deadline: 0, or -ETIMEDOUT/-errno. */
-static int wait_fd(int fd, short events, long long deadline)
+/* Wait for events on fd until deadline (CLOCK_MONOTONIC, µs): 0, or -ETIMEDOUT/-errno. */
+static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		long long left = deadline - now_ms();
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
+		long long left = now < deadline ? (long long)((deadline - now) / USEC_PER_MSEC) : 0;
 		int n;
 
 		if (left <= 0)
@@ -45,7 +38,7 @@ static int wait_fd(int fd, short events, long long deadline)
 	}
 }
 
-static int send_all(int fd, const char *buf, size_t len, long long deadline)
+static int send_all(int fd, const char *buf, size_t len, uint64_t deadline)
 {
 	while (len > 0) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -69,7 +62,7 @@ static int send_all(int fd, const char *buf, size_t len, long long deadline)
 }
 
 /* Read up to the first newline (or EOF): a NUL-terminated malloc'ed string. */
-static int recv_line(int fd, long long deadline, char **ret)
+static int recv_line(int fd, uint64_t deadline, char **ret)
 {
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -117,7 +110,7 @@ int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_obje
 	_cleanup_(freep) char *line = NULL;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = ctl_socket_path(), *text;
-	long long deadline = now_ms() + (long long)timeout_s * 1000;
+	uint64_t deadline = now_usec(CLOCK_MONOTONIC) + (uint64_t)(timeout_s > 0 ? timeout_s : 0) * USEC_PER_SEC;
 	struct json_object *reply;
 	size_t len;
 	int r;
