@@ -63,8 +63,7 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	r = pmemram_observe_block_bound(ctx, block, BIND_WAIT_USEC, BIND_POLL_USEC, &o);
 	if (r < 0)
 		return ctl_read_failed(ctx, "the system state", r);
-	if (o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
-	    o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND)
+	if (r > 0)
 		fprintf(stderr, "%s udev-online: %s: %s still has no driver after %llu s; left offline\n",
 			program_invocation_short_name, name, o->observed.devices[0].dax.name,
 			(unsigned long long)(BIND_WAIT_USEC / USEC_PER_SEC));

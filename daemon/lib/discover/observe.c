@@ -217,17 +217,20 @@ int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, ui
 	if (!ret)
 		return -EINVAL;
 	for (;;) {
+		bool binding;
+
 		r = pmemram_observe_block(ctx, block, &o);
 		if (r < 0)
 			return r;
-		if (o->observed.n_blocks == 0 || o->observed.n_devices == 0 ||
-		    o->observed.devices[0].dax.mode != PMEMRAM_DAX_UNBOUND || now_usec(CLOCK_MONOTONIC) >= deadline)
-			break;
+		binding = o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
+			  o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND;
+		if (!binding || now_usec(CLOCK_MONOTONIC) >= deadline) {
+			*ret = o;
+			return binding;
+		}
 		log_debug(ctx, "memory%lu: %s has no driver yet: a kmem bind in progress", block,
 			  o->observed.devices[0].dax.name);
 		o = pmemram_observation_free(o);
 		(void)usleep((useconds_t)poll_usec);
 	}
-	*ret = o;
-	return 0;
 }

@@ -137,7 +137,8 @@ int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct p
 /* The same, for a block just added: kmem adds a device's blocks from its probe, and each block's
  * "add" uevent comes while the probe still adds the rest, before the device's driver link appears.
  * A block inside a device that shows no driver is such a bind in progress: observe again (every
- * poll_usec) until the device has a driver or timeout_usec passed; then the last observation. */
+ * poll_usec) until the device has a driver or timeout_usec passed; then the last observation, and
+ * 1 when it still shows the device without a driver (0 otherwise, -errno on failure). */
 int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, uint64_t timeout_usec,
 				uint64_t poll_usec, struct pmemram_observation **ret);
 struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
