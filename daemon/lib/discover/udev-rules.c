@@ -1,7 +1,6 @@
 /* udev rules that online hot-added memory (ATTR{state}="online..."): pure line/file parser and the directory scan. */
 #include <fnmatch.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
@@ -337,11 +336,9 @@ struct rules_cache {
 /* 1 when every stamp is old enough to be trusted, 0 when not, -errno. */
 static int stamp_dirs(struct pmemram_ctx *ctx, struct dir_stamp *ret)
 {
-	struct timespec now;
+	const time_t now = (time_t)(now_usec(CLOCK_REALTIME) / USEC_PER_SEC);
 	bool trusted = true;
 
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
-		return negative_errno();
 	for (size_t i = 0; i < ELEMENTSOF(rules_dirs); i++) {
 		struct stat st;
 		int r = root_stat(ctx, PMEMRAM_ROOT_UDEV, rules_dirs[i], &st);
@@ -354,7 +351,7 @@ static int stamp_dirs(struct pmemram_ctx *ctx, struct dir_stamp *ret)
 		if (r < 0)
 			return r;
 		ret[i] = (struct dir_stamp){ true, st.st_dev, st.st_ino, st.st_mtim };
-		trusted = trusted && st.st_mtim.tv_sec + RULES_RACY_SEC < now.tv_sec;
+		trusted = trusted && st.st_mtim.tv_sec + RULES_RACY_SEC < now;
 	}
 	return trusted;
 }
