@@ -70,9 +70,7 @@ ok "pmemramd stayed stopped" sh -c "! systemctl -q is-active pmemramd.service"
 # claim and leaves).  With the node shuffled, a block's online must not cost more for the blocks
 # already online (the first 10 blocks against the last 10).
 : >/etc/pmemram/pmemram.conf
-echo "$dev" >/sys/bus/dax/drivers/device_dax/unbind && echo "$dev" >/sys/bus/dax/drivers/kmem/new_id ||
-	bail "cannot bind kmem to $dev"
-[ -e "/sys/bus/dax/drivers/kmem/$dev" ] || echo "$dev" >/sys/bus/dax/drivers/kmem/bind || bail "cannot bind kmem to $dev"
+floor_bind "$dev" || bail "cannot bind kmem to $dev"
 udevadm settle --timeout=600 || bail "udev did not settle after binding kmem to $dev"
 per_block=()
 for b in $blocks; do

@@ -134,15 +134,21 @@ dev_blocks() {
 	seq $(((start + bs - 1) / bs)) $(((start + size) / bs - 1))
 }
 
-# floor_on DEV BLOCK...: DEV to System RAM with bare sysfs writes, no tool (the floor of the
-# online benchmarks): unbind device_dax, kmem new_id (and bind), online each block Movable.
-floor_on() {
-	local dev=$1 b drivers=/sys/bus/dax/drivers
-	shift
+# floor_bind DEV: DEV from device_dax to kmem with bare sysfs writes: unbind device_dax, kmem
+# new_id (and bind); the kernel adds the blocks offline.
+floor_bind() {
+	local dev=$1 drivers=/sys/bus/dax/drivers
 	echo "$dev" >"$drivers/device_dax/unbind" &&
 		echo "$dev" >"$drivers/device_dax/remove_id" 2>/dev/null
 	echo "$dev" >"$drivers/kmem/new_id" || return 1
-	[ -e "$drivers/kmem/$dev" ] || echo "$dev" >"$drivers/kmem/bind" || return 1
+	[ -e "$drivers/kmem/$dev" ] || echo "$dev" >"$drivers/kmem/bind"
+}
+# floor_on DEV BLOCK...: DEV to System RAM with bare sysfs writes, no tool (the floor of the
+# online benchmarks): floor_bind, then online each block Movable.
+floor_on() {
+	local dev=$1 b
+	shift
+	floor_bind "$dev" || return 1
 	for b in "$@"; do
 		echo online_movable >"/sys/devices/system/memory/memory$b/state" || return 1
 	done
