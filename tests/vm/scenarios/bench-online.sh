@@ -19,7 +19,7 @@ must "create a devdax namespace over the whole region" ndctl create-namespace -f
 must "load kmem" modprobe kmem
 mkdir -p /etc/pmemram
 printf '[claim "bench"]\nmatch = device:%s\n' "$dev" >/etc/pmemram/pmemram.conf
-must "start pmemramd" systemctl start pmemramd.service
+must "(re)start pmemramd on the configuration" systemctl restart pmemramd.service
 blocks=$(dev_blocks "$dev")
 n=$(echo "$blocks" | grep -c .)
 note "BENCH device=$dev blocks=$n block_mb=$(($(block_size) >> 20))"

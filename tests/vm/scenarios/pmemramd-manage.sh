@@ -26,7 +26,7 @@ match = uuid:$ud
 [claim "fsdax"]
 match = uuid:$ub
 EOC
-must "start pmemramd" systemctl start pmemramd.service
+must "(re)start pmemramd on the configuration" systemctl restart pmemramd.service
 is "pmemramd is active" "$(systemctl is-active pmemramd.service)" active
 
 # A (mapped later) and C (never claimed) first: nothing claims them yet.

@@ -53,7 +53,7 @@ case ${PMEMRAM_BOOT:-1} in
 		"$(pmemramctl status --json | jq -r '.nodes[] | select(.node == 1) | .shuffle.pending')" next-boot
 	is "a second apply changes nothing" "$(pmemramctl shuffle apply --json | jq -r '.apply.result')" "nothing to change"
 	is "the kernel still shuffles until then" "$(cat /sys/kernel/mm/shuffle/enabled)" 1
-	must "start pmemramd" systemctl start pmemramd.service
+	must "(re)start pmemramd on the new policy" systemctl restart pmemramd.service
 	is "pmemramd reports the policy pending too" \
 		"$(pmemramctl status --json | jq -r '.daemon.daemon.shuffle_policy | "\(.policy) \(.state)"')" "off next-boot"
 	ok "pmemramd logged it with PMEMRAM_SHUFFLE_POLICY=next-boot" \
