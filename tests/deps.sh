@@ -13,6 +13,8 @@ packages=(
 	# kernel build
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git
+	# the Debian package (tests/vm/common.sh: ensure_deb) and its lint
+	debhelper dpkg-dev lintian
 	# guest image and QEMU
 	mmdebstrap gpg mount e2fsprogs qemu-system-x86 qemu-utils socat
 )

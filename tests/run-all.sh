@@ -117,6 +117,19 @@ if [ "$unit" = 1 ]; then
 		add_counts "valgrind + distcheck" "0 passed, 1 failed"
 	fi
 	timing "valgrind + distcheck" $(($(date +%s) - s))
+	# The Debian package the guest image installs: dpkg-buildpackage -b
+	# (make check included), then lintian with no error or warning.  One test.
+	s=$(date +%s)
+	log=$cache/build/lintian.log
+	if (ensure_deb && lintian --fail-on error,warning --pedantic -I \
+		"${project_deb%.deb}.changes") >"$log" 2>&1; then
+		add_counts "debian package + lintian" "1 passed, 0 failed"
+	else
+		tail -n 30 "$log"
+		add_counts "debian package + lintian" "0 passed, 1 failed"
+	fi
+	grep -E '^[EWIP]: ' "$log" || true
+	timing "debian package + lintian" $(($(date +%s) - s))
 	# libFuzzer targets, 30 s each from their seed corpora: one test each.
 	s=$(date +%s)
 	add_counts "fuzz targets" "$("$repo/tests/fuzz/run.sh" || true)"

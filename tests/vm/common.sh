@@ -18,49 +18,49 @@ ensure_kernel() {
 	[ -f "$kernel_out/done" ] || bench_die "kernel build did not finish"
 }
 
-# ensure_project: builds the project out of tree (from the files git knows,
-# so an in-tree ./configure does not get in the way) and installs it into
-# $project_destdir as the guest will see it.  The build lives in
-# $PMEMRAM_PROJECT_BUILD (default $cache/build), so that two work trees can
-# share one cache without building over each other.
-ensure_project() {
-	local build=${PMEMRAM_PROJECT_BUILD:-$cache/build}
-	local bsrc=$build/src bdir=$build/obj
-	project_destdir=$build/destdir
-	mkdir -p "$bsrc" "$bdir"
-	# Copy by content, not keeping the source tree's mtimes: a file that
-	# changed gets the time of the copy, so make rebuilds what depends on
-	# it even when another tree (a CI clone) built here after the file's
-	# own mtime.  Unchanged files keep their old times.
+# ensure_deb: builds the Debian package of the files git knows (work tree
+# contents, untracked files included) with `dpkg-buildpackage -b`, which runs
+# make check too, and sets $project_deb to it.  Packages are kept under
+# $cache/deb/KEY/, KEY the hash of those files, so an unchanged tree reuses
+# its package; the build log is $cache/deb/KEY/build.log.
+ensure_deb() {
+	local dir=$cache/deb stage key out start
+	stage=$dir/stage-$$
+	mkdir -p "$dir"
+	rm -rf "$stage"
+	mkdir -p "$stage/src"
 	(cd "$repo" && git ls-files -co --exclude-standard -z) |
-		rsync -rlp --checksum --delete-missing-args --from0 --files-from=- "$repo/" "$bsrc/"
-	# Regenerate and reconfigure when the build inputs' content changed.
-	local stamp
-	stamp=$(cat "$bsrc/configure.ac" "$bsrc/Makefile.am" | sha256sum | cut -c1-16)
-	stamp="$stamp $bsrc"
-	if [ "$(cat "$bdir/.pmemram-stamp" 2>/dev/null)" != "$stamp" ]; then
-		bench_log "autoreconf + configure"
-		rm -rf "$bdir"
-		mkdir -p "$bdir"
-		(cd "$bsrc" && autoreconf -fi) >"$build/autoreconf.log" 2>&1 ||
-			bench_die "autoreconf failed; see $build/autoreconf.log"
-		(cd "$bdir" && "$bsrc/configure" --prefix=/usr --sysconfdir=/etc \
-			--localstatedir=/var) >"$build/configure.log" 2>&1 ||
-			bench_die "configure failed; see $build/configure.log"
-		echo "$stamp" >"$bdir/.pmemram-stamp"
+		rsync -a --from0 --files-from=- "$repo/" "$stage/src/"
+	key=$( (cd "$stage/src" && tar --sort=name --mtime=@0 --owner=0 --group=0 \
+		--numeric-owner -cf - .) | sha256sum | cut -c1-16)
+	out=$dir/$key
+	project_deb=$(ls "$out"/pmemram_*.deb 2>/dev/null | head -n 1 || true)
+	if [ -n "$project_deb" ]; then
+		rm -rf "$stage"
+		bench_log "cached package $key"
+		return 0
 	fi
-	make -C "$bdir" -j"$(nproc)" >"$build/make.log" 2>&1 ||
-		bench_die "project build failed; see $build/make.log"
-	rm -rf "$project_destdir"
-	make -C "$bdir" install DESTDIR="$project_destdir" >>"$build/make.log" 2>&1 ||
-		bench_die "make install failed; see $build/make.log"
+	bench_log "dpkg-buildpackage -b (package $key)"
+	start=$(date +%s)
+	mkdir -p "$out.tmp"
+	if ! (cd "$stage/src" && dpkg-buildpackage -b -us -uc) >"$out.tmp/build.log" 2>&1; then
+		tail -n 30 "$out.tmp/build.log" >&2
+		bench_die "dpkg-buildpackage failed; see $out.tmp/build.log"
+	fi
+	mv "$stage"/*.deb "$stage"/*.changes "$stage"/*.buildinfo "$out.tmp/"
+	rm -rf "$stage" "$out"
+	mv "$out.tmp" "$out"
+	# Keep the three newest packages.
+	ls -1td "$dir"/*/ | tail -n +4 | xargs -r rm -rf
+	project_deb=$(ls "$out"/pmemram_*.deb | head -n 1)
+	bench_log "package $key built in $(($(date +%s) - start))s"
 }
 
 # ensure_image: sets $image to the cached guest image for the current
-# kernel and project.
+# kernel and package.
 ensure_image() {
 	ensure_kernel
-	ensure_project
-	image=$("$repo/tests/vm/mkimage.sh" "$kernel_out" "$project_destdir" | tail -n 1)
+	ensure_deb
+	image=$("$repo/tests/vm/mkimage.sh" "$kernel_out" "$project_deb" | tail -n 1)
 	[ -s "$image" ] || bench_die "image build did not finish"
 }

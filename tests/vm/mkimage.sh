@@ -1,14 +1,15 @@
 #!/bin/bash
 # Build the pmemram guest image: Debian bookworm + the test kernel's modules +
-# the project installed with `make install DESTDIR=` + the in-guest harness.
+# the project's Debian package installed with `apt-get install ./pmemram_*.deb`
+# + the in-guest harness.
 #
-# Usage: tests/vm/mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR
+# Usage: tests/vm/mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB
 #        tests/vm/mkimage.sh --base-only
 #
 # Two cache levels under $PMEMRAM_CACHE/guest/:
 #   base-<key>.tar   mmdebstrap of the package list below (key: list + script)
-#   img-<key>.ext4   the bootable image (key: base, kernel build, the installed
-#                    project tree, the harness files)
+#   img-<key>.ext4   the bootable image (key: base, kernel build, the package,
+#                    the harness files)
 # On success the last line printed to stdout is the image path.
 set -euo pipefail
 
@@ -19,8 +20,8 @@ base_only=0
 if [ "${1:-}" = --base-only ]; then
 	base_only=1
 else
-	kout=${1:?usage: mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR}
-	destdir=${2:?usage: mkimage.sh KERNEL_OUT_DIR PROJECT_DESTDIR}
+	kout=${1:?usage: mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB}
+	deb=${2:?usage: mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB}
 fi
 suite=bookworm
 img_size=${PMEMRAM_IMAGE_SIZE:-1536M}
@@ -74,11 +75,11 @@ fi
 
 # 2. Image.
 [ -f "$kout/done" ] || die "$kout is not a finished kernel build"
-[ -d "$destdir" ] || die "$destdir: no such project install tree"
+[ -s "$deb" ] || die "$deb: no such package"
 kkey=$(basename "$(readlink -f "$kout")")
 img_key=$( (
 	echo "base $base_key kernel $kkey size $img_size"
-	echo "project $(tree_hash "$destdir")"
+	echo "package $(sha256sum <"$deb")"
 	echo "harness $(tree_hash "$here/guest")"
 	sha256sum <"$0"
 ) | sha256sum | cut -c1-16)
@@ -95,7 +96,25 @@ rm -rf "$stage"
 mkdir -p "$stage"
 tar -C "$stage" -xf "$base"
 cp -a "$kout/modules/lib/modules" "$stage/lib/"
-cp -a "$destdir/." "$stage/"
+# pmemram as a user installs it: apt resolves its dependencies from the base
+# system (nothing is downloaded) and runs its maintainer scripts, which enable
+# the unit; nothing starts in the chroot, where systemd does not run.
+cp "$deb" "$stage/tmp/"
+chroot "$stage" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -q --no-install-recommends "/tmp/${deb##*/}" \
+	>"$gcache/apt-install.log" 2>&1 || {
+	tail -20 "$gcache/apt-install.log" >&2
+	die "apt-get install ${deb##*/} in the image failed; see $gcache/apt-install.log"
+}
+# The same package with a higher version, for the package-upgrade scenario.
+mkdir -p "$stage/usr/lib/pmemram-test"
+repack=$gcache/repack
+rm -rf "$repack"
+dpkg-deb -R "$deb" "$repack"
+sed -i 's/^Version: .*/&+upgrade1/' "$repack/DEBIAN/control"
+dpkg-deb -b -Zxz "$repack" "$stage/usr/lib/pmemram-test/pmemram-upgrade.deb" >/dev/null
+mv "$stage/tmp/${deb##*/}" "$stage/usr/lib/pmemram-test/pmemram.deb"
+rm -rf "$repack"
 # The harness: a unit that runs the scenario named on the kernel command line.
 install -D -m 0755 "$here/guest/pmemram-test-run" "$stage/usr/lib/pmemram-test/run"
 gcc -O2 -Wall -Wextra -Werror -o "$stage/usr/lib/pmemram-test/pagemap-contig" \
