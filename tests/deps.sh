@@ -8,6 +8,9 @@ packages=(
 	build-essential autoconf automake libtool pkg-config git rsync
 	libdaxctl-dev libudev-dev libsystemd-dev linux-libc-dev
 	libjson-c-dev libcmocka-dev clang valgrind
+	# bash-completion.pc (configure: where the completion goes), and the completion test runs
+	# once more with bash-completion loaded
+	bash-completion
 	# libFuzzer (tests/fuzz)
 	libclang-rt-14-dev
 	# kernel build
