@@ -75,32 +75,34 @@ comp()
 	done
 	COMP_POINT=${#COMP_LINE}
 	COMPREPLY=()
-	_pmemramctl pmemramctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>"$tmp/stderr"
+	_pmemramctl pmemramctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" \
+		>"$tmp/stdout" 2>"$tmp/stderr"
 }
 
 # check DESCRIPTION EXPECTED...: COMPREPLY holds exactly EXPECTED, in this order, and nothing was
-# said on stderr (but compopt's complaint that this is not a real completion).
+# printed (but compopt's complaint on stderr that this is not a real completion).
 check()
 {
-	local what=$1 got expected stderr
+	local what=$1 got expected printed
 
 	shift
 	n=$((n + 1))
 	got="${#COMPREPLY[@]}:$(printf '<%s>' "${COMPREPLY[@]}")"
 	expected="$#:$(printf '<%s>' "$@")"
-	stderr=$(grep -v 'compopt: not currently executing completion function' "$tmp/stderr")
-	if [[ $got == "$expected" && -z $stderr ]]; then
+	printed=$(cat "$tmp/stdout" && grep -v 'compopt: not currently executing completion function' "$tmp/stderr")
+	if [[ $got == "$expected" && -z $printed ]]; then
 		echo "ok $n - $mode: $what"
 	else
 		echo "not ok $n - $mode: $what"
 		echo "#   line:     $COMP_LINE"
 		echo "#   got:      $got"
 		echo "#   expected: $expected"
-		[[ -z $stderr ]] || printf '#   stderr:   %s\n' "$stderr"
+		[[ -z $printed ]] || printf "#   printed:  %s\n" "$printed"
 		failed=$((failed + 1))
 	fi
 }
 
+# shellcheck disable=SC2317 # a command for run to complete
 zz_pmemram_test_command() { :; }
 
 # ---- the checks ------------------------------------------------------------------------------
@@ -233,6 +235,8 @@ declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=regi
 # udev-online takes --help alone.  The environment points anything run by mistake at the fakes.
 ctl_takes()
 {
+	# spec and entry: the completion's helpers set them
+	# shellcheck disable=SC2034
 	local cmd=$1 o=$2 spec entry long v args out
 
 	_pmemramctl_spec "$cmd"
@@ -255,7 +259,7 @@ ctl_takes()
 
 cli_checks()
 {
-	local c o bad listed=() offered
+	local c o listed=() offered
 
 	if [[ ! -x ${PMEMRAMCTL:-} ]]; then
 		echo "ok $((n += 1)) # SKIP \$PMEMRAMCTL not set: options not checked against pmemramctl"
@@ -268,7 +272,7 @@ cli_checks()
 	check "the commands of pmemramctl --help, and help" "${listed[@]}" help
 
 	for c in "" "${listed[@]}"; do
-		comp pmemramctl $c -
+		comp pmemramctl ${c:+"$c"} -
 		offered=("${COMPREPLY[@]}")
 		COMPREPLY=()
 		for o in "${offered[@]}"; do
@@ -295,6 +299,7 @@ cli_checks
 if [[ -r $bash_completion ]]; then
 	# shellcheck disable=SC1090
 	. "$bash_completion"
+	# shellcheck disable=SC1090
 	. "$completion"
 	mode=bash-completion
 	checks
