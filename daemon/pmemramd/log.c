@@ -9,6 +9,7 @@
 
 #include "macro.h"
 #include "manager.h"
+#include "messages.h"
 
 #define MAX_FIELDS 16
 
@@ -40,10 +41,12 @@ static const char *priority_prefix(int priority)
 	}
 }
 
-static void log_message(struct manager *m, int priority, const char *const *fields, const char *msg)
+/* message_id: NULL for none (information and debug lines). */
+static void log_message(struct manager *m, int priority, const char *message_id, const char *const *fields,
+			const char *msg)
 {
-	char message[1200], prio[16];
-	struct iovec iov[MAX_FIELDS + 3];
+	char message[1200], prio[16], id[48];
+	struct iovec iov[MAX_FIELDS + 4];
 	size_t n = 0;
 
 	if (!m->journal) {
@@ -55,6 +58,10 @@ static void log_message(struct manager *m, int priority, const char *const *fiel
 	iov[n++] = (struct iovec){ .iov_base = message, .iov_len = strlen(message) };
 	iov[n++] = (struct iovec){ .iov_base = prio, .iov_len = strlen(prio) };
 	iov[n++] = (struct iovec){ .iov_base = (char *)"SYSLOG_IDENTIFIER=pmemramd", .iov_len = 26 };
+	if (message_id) {
+		(void)snprintf(id, sizeof(id), "MESSAGE_ID=%s", message_id);
+		iov[n++] = (struct iovec){ .iov_base = id, .iov_len = strlen(id) };
+	}
 	for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
 		iov[n++] = (struct iovec){ .iov_base = (char *)fields[i], .iov_len = strlen(fields[i]) };
 	if (sd_journal_sendv(iov, (int)n) < 0)
@@ -72,7 +79,39 @@ void manager_log(struct manager *m, int priority, const char *const *fields, con
 	va_start(args, format);
 	(void)vsnprintf(msg, sizeof(msg), format, args);
 	va_end(args);
-	log_message(m, priority, fields, msg);
+	log_message(m, priority, NULL, fields, msg);
+}
+
+static void log_event(struct manager *m, enum manager_event e, const char *const *fields, const char *format,
+		      va_list args) __attribute__((format(printf, 4, 0)));
+static void log_event(struct manager *m, enum manager_event e, const char *const *fields, const char *format,
+		      va_list args)
+{
+	char msg[1024];
+
+	(void)vsnprintf(msg, sizeof(msg), format, args);
+	log_message(m, manager_events[e].priority, manager_events[e].id, fields, msg);
+}
+
+void manager_event(struct manager *m, enum manager_event e, const char *const *fields, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	log_event(m, e, fields, format, args);
+	va_end(args);
+}
+
+void manager_device_event(struct manager *m, enum manager_event e, const char *device, const char *format, ...)
+{
+	char field[64];
+	const char *fields[] = { field, NULL };
+	va_list args;
+
+	(void)snprintf(field, sizeof(field), "PMEMRAM_DEVICE=%s", device);
+	va_start(args, format);
+	log_event(m, e, fields, format, args);
+	va_end(args);
 }
 
 void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
@@ -86,6 +125,9 @@ void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file
 	(void)snprintf(code_file, sizeof(code_file), "CODE_FILE=%s", file);
 	(void)snprintf(code_line, sizeof(code_line), "CODE_LINE=%d", line);
 	(void)snprintf(code_func, sizeof(code_func), "CODE_FUNC=%s", fn);
+	/* The library's warnings and errors (it cannot load libdaxctl, say) have one id of their own;
+	 * the step that needed it fails and is logged as its own event too. */
 	if (m)
-		log_message(m, priority, fields, msg);
+		log_message(m, priority, priority <= LOG_NOTICE ? manager_events[MANAGER_EVENT_LIBRARY_ERROR].id : NULL,
+			    fields, msg);
 }

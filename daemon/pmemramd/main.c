@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 
 	r = pmemram_ctx_new(&m.ctx);
 	if (r < 0) {
-		mlog(&m, LOG_ERR, "cannot open sysfs: %s", strerror(-r));
+		mevent(&m, MANAGER_EVENT_START_FAILED, "cannot open sysfs: %s", strerror(-r));
 		manager_free(&m);
 		return 1;
 	}
@@ -152,7 +152,8 @@ int main(int argc, char **argv)
 
 	r = manager_load_config(&m, true);
 	if (r < 0) {
-		mlog(&m, LOG_ERR, "not starting: the configuration in %s is not usable", m.config_dir);
+		mevent(&m, MANAGER_EVENT_CONFIG_UNUSABLE, "not starting: the configuration in %s is not usable",
+		       m.config_dir);
 		(void)sd_notifyf(false, "STATUS=configuration in %s is not usable\nERRNO=%d", m.config_dir, -r);
 		manager_free(&m);
 		return EXIT_CONFIG;

@@ -33,8 +33,8 @@ static int systemd_reload(struct manager *m)
 		r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 				       "org.freedesktop.systemd1.Manager", "Reload", &error, NULL, NULL);
 	if (r < 0)
-		mlog(m, LOG_ERR, "cannot make systemd reload the class slices: %s",
-		     error.message ? error.message : strerror(-r));
+		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "cannot make systemd reload the class slices: %s",
+		       error.message ? error.message : strerror(-r));
 	sd_bus_flush_close_unref(bus);
 	return r;
 }
@@ -46,9 +46,10 @@ static void log_removed(const char *name, void *userdata)
 	mlog(m, LOG_INFO, "removed %s/%s: its class is no longer configured", m->slice_dir, name);
 }
 
-static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
+/* An event about one class, or information when e is _MANAGER_EVENT_INVALID. */
+static void class_log(struct manager *m, enum manager_event e, const char *class, const char *format, ...)
 	__attribute__((format(printf, 4, 5)));
-static void class_log(struct manager *m, int prio, const char *class, const char *format, ...)
+static void class_log(struct manager *m, enum manager_event e, const char *class, const char *format, ...)
 {
 	char field[64], msg[512];
 	const char *fields[] = { field, NULL };
@@ -58,7 +59,10 @@ static void class_log(struct manager *m, int prio, const char *class, const char
 	va_start(args, format);
 	(void)vsnprintf(msg, sizeof(msg), format, args);
 	va_end(args);
-	manager_log(m, prio, fields, "class %s: %s", class, msg);
+	if (e == _MANAGER_EVENT_INVALID)
+		manager_log(m, LOG_INFO, fields, "class %s: %s", class, msg);
+	else
+		manager_event(m, e, fields, "class %s: %s", class, msg);
 }
 
 /* One class: resolve, and write its slice when that changes it; *changed set when it did. */
@@ -81,7 +85,7 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	if (r < 0) {
 		/* Change nothing: a slice written before keeps its nodes. */
 		if (!streq(st->error, why[0] ? why : strerror(-r)))
-			class_log(m, LOG_WARNING, c->name, "%s; its slice is left as it was",
+			class_log(m, MANAGER_EVENT_CLASS_UNRESOLVED, c->name, "%s; its slice is left as it was",
 				  why[0] ? why : strerror(-r));
 		snprintf(st->error, sizeof(st->error), "%s", why[0] ? why : strerror(-r));
 		st->nodes[0] = '\0';
@@ -97,11 +101,11 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	if (r < 0) {
 		snprintf(st->error, sizeof(st->error), "cannot write %s/pmemram-%s.slice: %s", m->slice_dir, c->name,
 			 r == -EEXIST ? "a unit of that name that pmemramd did not write is there" : strerror(-r));
-		class_log(m, LOG_ERR, c->name, "%s", st->error);
+		class_log(m, MANAGER_EVENT_CLASS_SLICES_FAILED, c->name, "%s", st->error);
 		return;
 	}
 	if (r > 0) {
-		class_log(m, LOG_INFO, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
+		class_log(m, _MANAGER_EVENT_INVALID, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
 			  c->nodes_text, st->nodes, m->slice_dir, c->name);
 		*changed = true;
 	}
@@ -118,8 +122,9 @@ static void apply_demotion(struct manager *m)
 		return;
 	if (r == -ENOENT) {
 		if (!m->demotion_absent_logged)
-			mlog(m, LOG_WARNING, "demotion = %s, but this kernel has no /sys/kernel/mm/numa/demotion_enabled",
-			     pmemram_config_demotion_to_string(m->config->demotion));
+			mevent(m, MANAGER_EVENT_DEMOTION_UNSUPPORTED,
+			       "demotion = %s, but this kernel has no /sys/kernel/mm/numa/demotion_enabled",
+			       pmemram_config_demotion_to_string(m->config->demotion));
 		m->demotion_absent_logged = true;
 		return;
 	}
@@ -127,7 +132,7 @@ static void apply_demotion(struct manager *m)
 		return;
 	r = pmemram_demotion_write(m->ctx, want);
 	if (r < 0) {
-		mlog(m, LOG_ERR, "cannot turn memory-tier demotion %s: %s", want ? "on" : "off", strerror(-r));
+		mevent(m, MANAGER_EVENT_DEMOTION_FAILED, "cannot turn memory-tier demotion %s: %s", want ? "on" : "off", strerror(-r));
 		return;
 	}
 	m->demotion = want;
@@ -180,7 +185,7 @@ int manager_apply_classes(struct manager *m)
 	if (r >= 0 && !kmem_dax)
 		kmem_dax = dax;
 	if (r < 0) {
-		mlog(m, LOG_ERR, "classes: cannot read the system: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot read the system: %s", strerror(-r));
 		for (size_t i = 0; i < m->config->n_classes; i++)
 			snprintf(states[i].error, sizeof(states[i].error), "cannot read the system: %s", strerror(-r));
 		goto done;
@@ -191,7 +196,7 @@ int manager_apply_classes(struct manager *m)
 	dir_fd = open(m->slice_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "classes: cannot open %s: %s", m->slice_dir, strerror(-r));
+		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot open %s: %s", m->slice_dir, strerror(-r));
 		for (size_t i = 0; i < m->config->n_classes; i++)
 			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", m->slice_dir, strerror(-r));
 		goto done;
@@ -200,7 +205,8 @@ int manager_apply_classes(struct manager *m)
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
-		mlog(m, LOG_ERR, "classes: cannot remove old slices from %s: %s", m->slice_dir, strerror(-removed));
+		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot remove old slices from %s: %s", m->slice_dir,
+		       strerror(-removed));
 	pruned = removed >= 0;
 	/* A reload that failed is owed until one succeeds: the files are already as wanted. */
 	if (changed || removed > 0 || m->slice_reload_pending) {

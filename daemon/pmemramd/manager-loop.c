@@ -39,8 +39,14 @@ static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	const struct pmemram_plan *plan = m->last ? m->last->plan : NULL;
 
-	for (size_t i = 0; plan && i < plan->n_unmatched; i++)
-		mlog(m, LOG_WARNING, "claim '%s' matched no device within the settle timeout", plan->unmatched[i]);
+	for (size_t i = 0; plan && i < plan->n_unmatched; i++) {
+		char field[96];
+		const char *fields[] = { field, NULL };
+
+		(void)snprintf(field, sizeof(field), "PMEMRAM_CLAIM=%s", plan->unmatched[i]);
+		manager_event(m, MANAGER_EVENT_SETTLE_TIMEOUT, fields,
+			      "claim '%s' matched no device within the settle timeout", plan->unmatched[i]);
+	}
 	become_ready(m, "settle timeout passed");
 	return 0;
 }
@@ -70,7 +76,7 @@ void manager_schedule_reconcile(struct manager *m)
 	due = m->last_end_usec && now < m->last_end_usec + m->coalesce_usec ? m->last_end_usec + m->coalesce_usec : now;
 	if (!m->coalesce_source) {
 		if (sd_event_add_time(m->event, &m->coalesce_source, CLOCK_MONOTONIC, due, 0, on_coalesce, m) < 0)
-			mlog(m, LOG_ERR, "cannot schedule a reconcile: out of memory");
+			mevent(m, MANAGER_EVENT_RECONCILE_FAILED, "cannot schedule a reconcile: out of memory");
 		return;
 	}
 	(void)sd_event_source_set_time(m->coalesce_source, due);
@@ -127,7 +133,8 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			 * the machine is read whole, as it would be for the events themselves. */
 			if (errno != 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				m->n_uevents_lost++;
-				mlog(m, LOG_WARNING, "uevents lost (%s): reconciling everything", strerror(errno));
+				mevent(m, MANAGER_EVENT_UEVENTS_LOST, "uevents lost (%s): reconciling everything",
+				       strerror(errno));
 				manager_schedule_reconcile(m);
 			}
 			break;
@@ -244,17 +251,19 @@ int manager_run(struct manager *m)
 
 	r = manager_load_held(m);
 	if (r < 0)
-		mlog(m, LOG_WARNING, "cannot read the held devices in %s: %s", m->runtime_dir, strerror(-r));
+		mevent(m, MANAGER_EVENT_HELD_UNREADABLE, "cannot read the held devices in %s: %s", m->runtime_dir,
+		       strerror(-r));
 
 	/* Listen before the first reconcile so that no uevent falls between reading and watching. */
 	r = monitor_open(m);
 	if (r < 0) {
-		mlog(m, LOG_ERR, "cannot watch uevents: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot watch uevents: %s", strerror(-r));
 		return r;
 	}
 	r = server_open(m);
 	if (r < 0) {
-		mlog(m, LOG_ERR, "cannot open the control socket %s: %s", m->socket_path, strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot open the control socket %s: %s", m->socket_path,
+		       strerror(-r));
 		return r;
 	}
 

@@ -116,23 +116,27 @@ static void release_finish(struct manager *m)
 		 * tell which, so the next reconcile finds out; no hold on what may not be given back. */
 		(void)manager_unhold(m, rel->device);
 		if (!o)
-			mlog(m, LOG_ERR, "%s: the release process ended without a report (status %d)", rel->device,
-			     status);
+			manager_device_event(m, MANAGER_EVENT_RELEASE_LOST, rel->device,
+					     "%s: the release process ended without a report (status %d)", rel->device,
+					     status);
 		json_object_put(o);
 		o = NULL;
 		rel->done(m, rel->device, -(errnum ? errnum : EIO), NULL, error ? error : "the release process failed", rel->userdata);
 	} else if (errnum != 0 && streq(outcome, pmemram_release_outcome_to_string(PMEMRAM_RELEASE_INCOMPLETE))) {
 		/* Neither released nor put back: keep the hold so reconcile does not act on a device in
 		 * a state nobody planned; the administrator decides (reclaim drops the hold). */
-		mlog(m, LOG_ERR, "%s: release failed and could not be undone, device held: %s", rel->device, reason);
+		manager_device_event(m, MANAGER_EVENT_RELEASE_INCOMPLETE, rel->device,
+				     "%s: release failed and could not be undone, device held: %s", rel->device, reason);
 		rel->done(m, rel->device, -errnum, o, reason, rel->userdata);
 	} else if (errnum != 0) {
 		/* Refused, or rolled back to how it was: it is claimed memory again. */
 		(void)manager_unhold(m, rel->device);
-		mlog(m, LOG_WARNING, "%s: release %s: %s", rel->device, outcome, reason ? reason : "");
+		manager_device_event(m, MANAGER_EVENT_RELEASE_FAILED, rel->device, "%s: release %s: %s", rel->device,
+				     outcome, reason ? reason : "");
 		rel->done(m, rel->device, -errnum, o, reason, rel->userdata);
 	} else {
-		mlog(m, LOG_INFO, "%s: released: %s; held until reclaimed", rel->device, reason ? reason : "");
+		manager_device_event(m, MANAGER_EVENT_DEVICE_RELEASED, rel->device, "%s: released: %s; held until reclaimed",
+				     rel->device, reason ? reason : "");
 		rel->done(m, rel->device, 0, o, NULL, rel->userdata);
 	}
 	json_object_put(o);
@@ -153,8 +157,8 @@ static int on_release_output(sd_event_source *s, int fd, uint32_t revents, void 
 		if (want > RELEASE_REPLY_MAX + 1)
 			want = RELEASE_REPLY_MAX + 1;
 		if (rel->len + 1 >= want) {
-			mlog(m, LOG_ERR, "%s: the release report is larger than %u bytes", rel->device,
-			     RELEASE_REPLY_MAX);
+			manager_device_event(m, MANAGER_EVENT_RELEASE_LOST, rel->device,
+					     "%s: the release report is larger than %u bytes", rel->device, RELEASE_REPLY_MAX);
 			rel->len = 0;
 			release_finish(m);
 			return 0;

@@ -40,7 +40,7 @@ static void check_shuffle(struct manager *m)
 	struct pmemram_bootparam boot = {};
 	struct pmemram_shuffle k;
 	char field[64];
-	const char *fields[] = { field, NULL };
+	const char *fields[] = { field, NULL }, *policy;
 	int r;
 
 	m->shuffle_known = false;
@@ -55,17 +55,20 @@ static void check_shuffle(struct manager *m)
 		r = pmemram_shuffle_policy_evaluate(m->config->shuffle, &k, t, cmdline, &boot, &m->shuffle);
 	pmemram_topology_free(t);
 	if (r < 0) {
-		mlog(m, LOG_WARNING, "cannot evaluate the shuffle policy: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_SHUFFLE_UNKNOWN, "cannot evaluate the shuffle policy: %s", strerror(-r));
 		return;
 	}
 	m->shuffle_known = true;
 	snprintf(field, sizeof(field), "PMEMRAM_SHUFFLE_POLICY=%s",
 		 pmemram_shuffle_policy_state_to_string(m->shuffle.state));
-	manager_log(m,
-		    m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT	   ? LOG_INFO
-		    : m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT ? LOG_NOTICE
-									   : LOG_WARNING,
-		    fields, "shuffle policy %s: %s", pmemram_config_shuffle_to_string(m->shuffle.policy), m->shuffle.text);
+	policy = pmemram_config_shuffle_to_string(m->shuffle.policy);
+	if (m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
+		manager_log(m, LOG_INFO, fields, "shuffle policy %s: %s", policy, m->shuffle.text);
+	else
+		manager_event(m,
+			      m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT ? MANAGER_EVENT_SHUFFLE_NEXT_BOOT
+										   : MANAGER_EVENT_SHUFFLE_DRIFT,
+			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 }
 
 int manager_load_config(struct manager *m, bool initial)
@@ -93,14 +96,17 @@ int manager_load_config(struct manager *m, bool initial)
 	if (r < 0) {
 		config_errors_join(m, &errors, r, m->config_error, sizeof(m->config_error));
 		for (size_t i = 0; i < errors.n; i++)
-			mlog(m, LOG_ERR, "%s/%s", m->config_dir, errors.msg[i]);
+			mevent(m, MANAGER_EVENT_CONFIG_ERROR, "%s/%s", m->config_dir, errors.msg[i]);
 		if (errors.n_dropped > 0)
-			mlog(m, LOG_ERR, "... and %zu more configuration errors", errors.n_dropped);
+			mevent(m, MANAGER_EVENT_CONFIG_ERROR, "... and %zu more configuration errors",
+			       errors.n_dropped);
 		if (errors.n == 0)
-			mlog(m, LOG_ERR, "cannot load the configuration in %s: %s", m->config_dir, strerror(-r));
+			mevent(m, MANAGER_EVENT_CONFIG_ERROR, "cannot load the configuration in %s: %s", m->config_dir,
+			       strerror(-r));
 		if (!initial)
-			mlog(m, LOG_WARNING, "configuration reload failed: keeping the configuration loaded %s",
-			     m->configured ? "before" : "(none: nothing claimed)");
+			mevent(m, MANAGER_EVENT_RELOAD_REJECTED,
+			       "configuration reload failed: keeping the configuration loaded %s",
+			       m->configured ? "before" : "(none: nothing claimed)");
 		return r;
 	}
 
@@ -114,7 +120,7 @@ int manager_load_config(struct manager *m, bool initial)
 		mlog(m, LOG_INFO, "configuration loaded from %s: %zu claims in %zu files", m->config_dir, c->n_claims,
 		     c->n_files);
 	else
-		mlog(m, LOG_NOTICE, "no configuration in %s: nothing is claimed", m->config_dir);
+		mevent(m, MANAGER_EVENT_NO_CONFIG, "no configuration in %s: nothing is claimed", m->config_dir);
 	check_shuffle(m);
 	return 0;
 }
@@ -150,12 +156,12 @@ static int save_held(struct manager *m)
 		goto oom;
 	r = file_write_atomic(path, text ? text : "", size, 0644, 0);
 	if (r < 0) {
-		mlog(m, LOG_ERR, "cannot write %s: %s", path, strerror(-r));
+		mevent(m, MANAGER_EVENT_HELD_UNSAVED, "cannot write %s: %s", path, strerror(-r));
 		return -EIO;
 	}
 	return 0;
 oom:
-	mlog(m, LOG_ERR, "cannot write %s: out of memory", path);
+	mevent(m, MANAGER_EVENT_HELD_UNSAVED, "cannot write %s: out of memory", path);
 	return -ENOMEM;
 }
 
@@ -212,7 +218,8 @@ void manager_drop_stale_holds(struct manager *m, bool at_start)
 		return;
 	r = pmemram_dax_list_read(m->ctx, &l);
 	if (r < 0) {
-		mlog(m, LOG_WARNING, "cannot read the dax devices to check the holds: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_HELD_UNREADABLE, "cannot read the dax devices to check the holds: %s",
+		       strerror(-r));
 		return;
 	}
 	for (size_t i = m->n_held; i-- > 0;) {
@@ -238,7 +245,7 @@ void manager_drop_stale_holds(struct manager *m, bool at_start)
 			continue;
 		pmemram_ctx_clear_error(m->ctx);
 		(void)manager_unhold(m, name);
-		mlog(m, LOG_WARNING, "%s: hold dropped: %s", name, why);
+		manager_device_event(m, MANAGER_EVENT_HOLD_DROPPED, name, "%s: hold dropped: %s", name, why);
 	}
 }
 
@@ -273,7 +280,6 @@ static void log_result(struct manager *m, const struct pmemram_apply_result *res
 	char f_dev[64], f_action[64], f_status[48], f_block[48], f_errno[32], f_claim[96];
 	const char *fields[8] = { f_dev, f_action, f_status, f_claim };
 	size_t n = 4;
-	int prio;
 
 	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", res->action.device);
 	(void)snprintf(f_action, sizeof(f_action), "PMEMRAM_ACTION=%s", pmemram_action_type_to_string(res->action.type));
@@ -289,12 +295,27 @@ static void log_result(struct manager *m, const struct pmemram_apply_result *res
 	}
 	fields[n] = NULL;
 
-	prio = res->status == PMEMRAM_APPLY_FAILED ? LOG_ERR
-	       : res->status == PMEMRAM_APPLY_DONE ? LOG_INFO
-						    : LOG_DEBUG;
-	if (prio == LOG_DEBUG && pmemram_ctx_get_log_priority(m->ctx) < LOG_DEBUG)
-		return;
-	manager_log(m, prio, fields, "%s", res->reason);
+	if (res->status == PMEMRAM_APPLY_FAILED)
+		manager_event(m, MANAGER_EVENT_ACTION_FAILED, fields, "%s", res->reason);
+	else if (res->status == PMEMRAM_APPLY_DONE)
+		manager_log(m, LOG_INFO, fields, "%s", res->reason);
+	else if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
+		manager_log(m, LOG_DEBUG, fields, "%s", res->reason);
+}
+
+/* A verdict's event: online, refused, failed; pending and ignored are information. */
+static enum manager_event verdict_event(enum pmemram_verdict verdict)
+{
+	switch (verdict) {
+	case PMEMRAM_VERDICT_CONVERGED:
+		return MANAGER_EVENT_DEVICE_ONLINE;
+	case PMEMRAM_VERDICT_REFUSED:
+		return MANAGER_EVENT_DEVICE_REFUSED;
+	case PMEMRAM_VERDICT_FAILED:
+		return MANAGER_EVENT_DEVICE_FAILED;
+	default:
+		return _MANAGER_EVENT_INVALID;
+	}
 }
 
 /* Log the verdicts that are new or changed since the previous reconcile. */
@@ -304,7 +325,7 @@ static void log_verdicts(struct manager *m, const struct pmemram_plan *old, cons
 		const struct pmemram_device_verdict *v = &plan->verdicts[i], *o = find_verdict(old, v->device);
 		char f_dev[64], f_verdict[48], f_reason[64], f_claim[96];
 		const char *fields[] = { f_dev, f_verdict, f_reason, f_claim, NULL };
-		int prio;
+		enum manager_event e;
 
 		if (o && o->verdict == v->verdict && streq(o->text, v->text))
 			continue;
@@ -312,9 +333,13 @@ static void log_verdicts(struct manager *m, const struct pmemram_plan *old, cons
 		(void)snprintf(f_verdict, sizeof(f_verdict), "PMEMRAM_VERDICT=%s", pmemram_verdict_to_string(v->verdict));
 		(void)snprintf(f_reason, sizeof(f_reason), "PMEMRAM_REASON=%s", pmemram_reason_to_string(v->reason));
 		(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", v->claim);
-		prio = v->verdict == PMEMRAM_VERDICT_REFUSED || v->verdict == PMEMRAM_VERDICT_FAILED ? LOG_WARNING
-												       : LOG_INFO;
-		manager_log(m, prio, fields, "%s: %s: %s", v->device, pmemram_verdict_to_string(v->verdict), v->text);
+		e = verdict_event(v->verdict);
+		if (e == _MANAGER_EVENT_INVALID)
+			manager_log(m, LOG_INFO, fields, "%s: %s: %s", v->device, pmemram_verdict_to_string(v->verdict),
+				    v->text);
+		else
+			manager_event(m, e, fields, "%s: %s: %s", v->device, pmemram_verdict_to_string(v->verdict),
+				      v->text);
 	}
 }
 
@@ -347,10 +372,10 @@ static void log_unmatched(struct manager *m, const struct pmemram_plan *old, con
 			const char *fields[] = { f_claim, NULL };
 
 			(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", plan->unmatched[i]);
-			manager_log(m, LOG_NOTICE, fields,
-				    "claim '%s' matches no device (for a UUID: the namespace's, or the one ndctl list -N "
-				    "shows)",
-				    plan->unmatched[i]);
+			manager_event(m, MANAGER_EVENT_CLAIM_UNMATCHED, fields,
+				      "claim '%s' matches no device (for a UUID: the namespace's, or the one ndctl list -N "
+				      "shows)",
+				      plan->unmatched[i]);
 		}
 	}
 }
@@ -424,6 +449,7 @@ int manager_reconcile(struct manager *m, const char *why)
 	};
 	struct pmemram_reconcile_result *res = NULL;
 	uint64_t start = now_usec(CLOCK_MONOTONIC), seq_from;
+	char summary[256];
 	int r;
 
 	/* A release in its child process owns the device's blocks until it ended; it asks for a
@@ -451,26 +477,31 @@ int manager_reconcile(struct manager *m, const char *why)
 
 		(void)snprintf(m->last_error, sizeof(m->last_error), "%s%s%s", path ? path : "", path ? ": " : "",
 			       strerror(-r));
-		mlog(m, LOG_ERR, "reconcile (%s): cannot read the system: %s", why, m->last_error);
+		mevent(m, MANAGER_EVENT_RECONCILE_FAILED, "reconcile (%s): cannot read the system: %s", why,
+		       m->last_error);
 		m->last = pmemram_reconcile_result_free(m->last);
 		manager_notify_status(m);
 		return r;
 	}
 	m->last_error[0] = '\0';
 
+	(void)snprintf(summary, sizeof(summary),
+		       "%zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64 " ms: %u observations %" PRIu64
+		       " ms, users %" PRIu64 " ms, apply %" PRIu64 " ms)",
+		       res->n_done, res->rounds, res->n_failed,
+		       r == 0 ? "converged" : r == -EAGAIN ? "work remains" : "not converged",
+		       m->last_duration_usec / 1000, res->n_observations, res->observe_usec / 1000,
+		       res->users_usec / 1000, res->apply_usec / 1000);
 	log_verdicts(m, m->last ? m->last->plan : NULL, res->plan);
 	log_unmatched(m, m->last ? m->last->plan : NULL, res->plan);
-	if (res->n_results > 0 || r < 0)
-		mlog(m, r < 0 ? LOG_WARNING : LOG_INFO,
-		     "reconcile (%s): %zu actions done in %u rounds, %zu devices failed, %s (%" PRIu64
-		     " ms: %u observations %" PRIu64 " ms, users %" PRIu64 " ms, apply %" PRIu64 " ms)",
-		     why, res->n_done, res->rounds, res->n_failed,
-		     r == 0 ? "converged" : r == -EAGAIN ? "work remains" : "not converged",
-		     m->last_duration_usec / 1000, res->n_observations, res->observe_usec / 1000,
-		     res->users_usec / 1000, res->apply_usec / 1000);
+	if (r < 0)
+		mevent(m, MANAGER_EVENT_RECONCILE_UNFINISHED, "reconcile (%s): %s", why, summary);
+	else if (res->n_results > 0)
+		mlog(m, LOG_INFO, "reconcile (%s): %s", why, summary);
 	if (res->n_unreadable_processes > 0)
-		mlog(m, LOG_WARNING, "could not read the memory maps of %zu processes: a dax device they map looks free",
-		     res->n_unreadable_processes);
+		mevent(m, MANAGER_EVENT_MAPS_UNREADABLE,
+		       "could not read the memory maps of %zu processes: a dax device they map looks free",
+		       res->n_unreadable_processes);
 
 	pmemram_reconcile_result_free(m->last);
 	m->last = res;

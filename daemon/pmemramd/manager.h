@@ -12,6 +12,7 @@
 #include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
 #include "pmemram.h"
+#include "messages.h"
 
 struct udev;
 struct udev_monitor;
@@ -103,10 +104,18 @@ struct manager {
 };
 
 /* ---- logging (log.c) ---- */
-/* Log one line; fields are extra "KEY=value" strings for the journal, NULL-terminated. */
+/* Log one line of information or debug; fields are extra "KEY=value" strings for the journal,
+ * NULL-terminated.  Anything worth a notice or more is an event (below). */
 void manager_log(struct manager *m, int priority, const char *const *fields, const char *format, ...)
 	__attribute__((format(printf, 4, 5)));
 #define mlog(m, prio, ...) manager_log((m), (prio), NULL, __VA_ARGS__)
+/* Log one event of a kind in messages.h, with its MESSAGE_ID and priority, and the fields. */
+void manager_event(struct manager *m, enum manager_event e, const char *const *fields, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+#define mevent(m, e, ...) manager_event((m), (e), NULL, __VA_ARGS__)
+/* The same with the one field PMEMRAM_DEVICE=device. */
+void manager_device_event(struct manager *m, enum manager_event e, const char *device, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
 void manager_log_init(struct manager *m);
 void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file, int line, const char *fn,
 			 const char *format, va_list args) __attribute__((format(printf, 6, 0)));

@@ -292,8 +292,9 @@ static struct json_object *dispatch(struct client *c, struct json_object *req)
 		/* Anyone's bytes: escaped before they reach a reply or the journal. */
 		return reply_error(EINVAL, "unknown command '%s'", pmemram_name_escape(cmd, shown, sizeof(shown)));
 	if (!root) {
-		mlog(m, LOG_NOTICE, "refused '%s' from uid %u (pid %d): only root may change the system", cmd,
-		     (unsigned)c->cred.uid, (int)c->cred.pid);
+		mevent(m, MANAGER_EVENT_REQUEST_REFUSED,
+		       "refused '%s' from uid %u (pid %d): only root may change the system", cmd,
+		       (unsigned)c->cred.uid, (int)c->cred.pid);
 		return reply_error(EPERM, "'%s' needs root (you are uid %u)", cmd, (unsigned)c->cred.uid);
 	}
 	mlog(m, LOG_INFO, "'%s%s%s' requested by pid %d", cmd, device ? " " : "",
@@ -387,7 +388,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		 * would spin.  Wait for a client to leave, or a second. */
 		if ((errno == EMFILE || errno == ENFILE) && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
 			if (!m->accept_errors_logged++)
-				mlog(m, LOG_WARNING, "cannot accept on the control socket: %m; pausing it");
+				mevent(m, MANAGER_EVENT_ACCEPT_PAUSED,
+				       "cannot accept on the control socket: %m; pausing it");
 			listen_pause(m);
 			if (!m->accept_retry_source)
 				(void)sd_event_add_time(m->event, &m->accept_retry_source, CLOCK_MONOTONIC,
@@ -401,8 +403,9 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	}
 	if (cred.uid != 0 && (m->n_clients >= CLIENTS_MAX_NONROOT || clients_of(m, cred.uid) >= CLIENTS_PER_UID_MAX)) {
 		if (!m->refusals_logged++)
-			mlog(m, LOG_NOTICE, "refusing connections of uid %u: too many open (%zu in all)",
-			     (unsigned)cred.uid, m->n_clients);
+			mevent(m, MANAGER_EVENT_CLIENTS_REFUSED,
+			       "refusing connections of uid %u: too many open (%zu in all)", (unsigned)cred.uid,
+			       m->n_clients);
 		refuse(cfd, "too many connections");
 		return 0;
 	}
@@ -444,13 +447,14 @@ int server_open(struct manager *m)
 		return -ENOMEM;
 	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "cannot create %s: %s", dir, strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
 
 	/* Replace only a socket (one left by a killed predecessor), never a file someone named. */
 	if (lstat(m->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		mlog(m, LOG_ERR, "%s exists and is not a socket: not replacing it", m->socket_path);
+		mevent(m, MANAGER_EVENT_START_FAILED, "%s exists and is not a socket: not replacing it",
+		       m->socket_path);
 		return -EEXIST;
 	}
 	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -459,13 +463,13 @@ int server_open(struct manager *m)
 	(void)unlink(m->socket_path);
 	if (bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(m->listen_fd, 16) < 0) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "cannot listen on %s: %s", m->socket_path, strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot listen on %s: %s", m->socket_path, strerror(-r));
 		return r;
 	}
 	/* Everyone may ask for status; changes are checked per request with SO_PEERCRED. */
 	if (chmod(m->socket_path, 0666) < 0) {
 		r = negative_errno();
-		mlog(m, LOG_ERR, "cannot chmod %s: %s", m->socket_path, strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot chmod %s: %s", m->socket_path, strerror(-r));
 		return r;
 	}
 	return sd_event_add_io(m->event, &m->listen_source, m->listen_fd, EPOLLIN, on_accept, m);
