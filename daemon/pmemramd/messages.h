@@ -51,7 +51,7 @@ enum manager_event {
 struct manager_event_info {
 	const char *name;   /* "device-online": what the man page and the tests call it */
 	const char *id;	    /* the MESSAGE_ID: 32 lowercase hex digits */
-	int priority;	    /* LOG_NOTICE or above (the library's own lines keep theirs) */
+	int priority;	    /* notice or above (the library's own lines keep theirs) */
 	const char *fields; /* the structured fields it may carry, space-separated ("" none) */
 };
 
