@@ -1,4 +1,4 @@
-/* Runs the built pmemramd for what it must refuse before it touches anything: its command line. */
+/* Runs the built pmemramd: what it must refuse (command line, requests), its limits, its journal fields. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,15 +12,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "messages.h"
 #include "run-ctl.h"
 
 struct dirs {
@@ -77,9 +81,12 @@ static void test_socket_not_replaced(void **state)
 	remove_dirs(&d);
 }
 
-/* pmemramd on d's socket with nothing claimed, at most nofile descriptors; waits for its socket. */
-static pid_t start_daemon(struct dirs *d, rlim_t nofile)
+/* pmemramd on d's socket with nothing claimed, at most nofile descriptors, logging to log_target
+ * (stderr or journal); waits for its socket. */
+static pid_t start_daemon(struct dirs *d, rlim_t nofile, const char *log_target)
 {
+	char log_env[64];
+
 	const char *binary = getenv("PMEMRAMD");
 	pid_t pid;
 
@@ -92,7 +99,7 @@ static pid_t start_daemon(struct dirs *d, rlim_t nofile)
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
 		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 ||
-		    putenv("PMEMRAM_LOG_TARGET=stderr") < 0)
+		    snprintf(log_env, sizeof(log_env), "PMEMRAM_LOG_TARGET=%s", log_target) < 0 || putenv(log_env) < 0)
 			_exit(127);
 		alarm(120);
 		execl(binary, "pmemramd", "--socket", d->socket, "--settle-timeout", "0", (char *)NULL);
@@ -200,7 +207,7 @@ static void test_connection_limits(void **state)
 	make_dirs(&d);
 	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
 	assert_int_equal(chmod(d.root, 0755), 0);
-	daemon = start_daemon(&d, 48);
+	daemon = start_daemon(&d, 48, "stderr");
 
 	assert_int_equal(pipe(ready), 0);
 	hog = fork();
@@ -332,7 +339,7 @@ static void test_requests(void **state)
 	make_dirs(&d);
 	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
 	assert_int_equal(chmod(d.root, 0755), 0);
-	daemon = start_daemon(&d, 1024);
+	daemon = start_daemon(&d, 1024, "stderr");
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		request_as(d.socket, cases[i].uid, cases[i].line, reply, sizeof(reply));
@@ -355,12 +362,115 @@ static void test_requests(void **state)
 	remove_dirs(&d);
 }
 
+/* The value of field key ("KEY=") in one native-protocol datagram ("KEY=value" lines), copied to buf. */
+static const char *entry_field(const char *entry, const char *key, char *buf, size_t size)
+{
+	for (const char *p = entry; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		size_t len = strcspn(p, "\n");
+
+		if (strncmp(p, key, strlen(key)) == 0) {
+			snprintf(buf, size, "%.*s", (int)(len - strlen(key)), p + strlen(key));
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Check one journal entry pmemramd sent: at notice or above it carries the MESSAGE_ID of an event of
+ * the table, with that event's priority; below, none.  Returns the event, or -1. */
+static int check_entry(const char *entry)
+{
+	char prio[8], id[64], msg[256];
+	int priority;
+
+	assert_non_null(entry_field(entry, "MESSAGE=", msg, sizeof(msg)));
+	assert_non_null(entry_field(entry, "PRIORITY=", prio, sizeof(prio)));
+	priority = atoi(prio);
+	if (!entry_field(entry, "MESSAGE_ID=", id, sizeof(id))) {
+		if (priority <= LOG_NOTICE)
+			fail_msg("'%s' (priority %d) has no MESSAGE_ID", msg, priority);
+		return -1;
+	}
+	for (int i = 0; i < _MANAGER_EVENT_MAX; i++)
+		if (streq(manager_events[i].id, id)) {
+			if (manager_events[i].priority != priority)
+				fail_msg("'%s': priority %d, but event %s's is %d", msg, priority, manager_events[i].name,
+					 manager_events[i].priority);
+			return i;
+		}
+	fail_msg("'%s' carries MESSAGE_ID=%s, which is no event of messages.c", msg, id);
+	return -1;
+}
+
+/* pmemramd sending to the journal: the notices "no configuration" and a refused request carry their
+ * MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
+ * socket of the test's own at /run/systemd/journal/socket, in a mount namespace of this process
+ * (which is why this test runs last). */
+static void test_journal_message_ids(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char reply[8192], entry[16384];
+	bool no_config = false, refused = false;
+	_cleanup_(closep) int fd = -1;
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		skip(); /* no namespace to put a journal of our own in */
+	assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	assert_int_equal(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
+	assert_int_equal(mkdir("/run/systemd", 0755), 0);
+	assert_int_equal(mkdir("/run/systemd/journal", 0755), 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/systemd/journal/socket");
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+
+	make_dirs(&d);
+	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
+	assert_int_equal(chmod(d.root, 0755), 0);
+	daemon = start_daemon(&d, 1024, "journal");
+	request_as(d.socket, 65534, "{\"command\":\"reconcile\"}\n", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "needs root"));
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char ident[32], msg[256];
+		ssize_t n;
+		int e;
+
+		if (poll(&p, 1, 5000) <= 0)
+			break;
+		n = recv(fd, entry, sizeof(entry) - 1, 0);
+		assert_true(n > 0);
+		entry[n] = '\0';
+		assert_non_null(entry_field(entry, "SYSLOG_IDENTIFIER=", ident, sizeof(ident)));
+		assert_string_equal(ident, "pmemramd");
+		e = check_entry(entry);
+		(void)entry_field(entry, "MESSAGE=", msg, sizeof(msg));
+		if (e == MANAGER_EVENT_NO_CONFIG)
+			no_config = no_config || strstr(msg, "no configuration in ") != NULL;
+		if (e == MANAGER_EVENT_REQUEST_REFUSED)
+			refused = refused || strstr(msg, "refused 'reconcile' from uid 65534") != NULL;
+		if (no_config && refused)
+			break;
+	}
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	(void)unlink(d.socket);
+	remove_dirs(&d);
+	assert_true(no_config);
+	assert_true(refused);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_not_replaced),
 		cmocka_unit_test(test_connection_limits),
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
