@@ -1,4 +1,4 @@
-/* Holds pmemramd's event table, its sources and systemd/pmemram.catalog together; journalctl parses the catalog. */
+/* pmemramd's event table against its sources, systemd/pmemram.catalog and the man page; journalctl on the catalog. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -324,6 +324,26 @@ static void test_sources(void **state)
 			fail_msg("event %s is logged nowhere in daemon/pmemramd", manager_events[i].name);
 }
 
+/* man/pmemramd.8 lists every event: ".B ID" and ".BR NAME" on the line after. */
+static void test_man_page(void **state)
+{
+	_cleanup_(fclosep) FILE *f = NULL;
+	_cleanup_(freep) char *text = NULL;
+	char path[PATH_MAX], want[128];
+	size_t size = 0;
+
+	(void)state;
+	src_path("man/pmemramd.8", path, sizeof(path));
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &size, '\0', f) > 0);
+	for (size_t i = 0; i < _MANAGER_EVENT_MAX; i++) {
+		snprintf(want, sizeof(want), "\n.B %s\n.BR %s ", manager_events[i].id, manager_events[i].name);
+		if (!strstr(text, want))
+			fail_msg("man/pmemramd.8 does not list event %s (%s)", manager_events[i].name, manager_events[i].id);
+	}
+}
+
 /* Output of a shell command line (stdout and stderr), its exit status in *ret_status. */
 static char *run_shell(const char *cmd, int *ret_status)
 {
@@ -402,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_catalog_entries),
 		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_journalctl),
 	};
 
