@@ -1,4 +1,4 @@
-/* Unit tests for NUMA node discovery: masks, MemTotal, memory-side caches, access0, tiers. */
+/* Unit tests for NUMA node discovery: masks, MemTotal, memory-side caches, access0, tiers, vmstat. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +137,51 @@ static void test_node_removed_while_read(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* The tiering counters of a node's vmstat, in the kernel's order; other lines left out. */
+static void test_vmstat(void **state)
+{
+	struct pmemram_vmstat_counter c[PMEMRAM_VMSTAT_MAX];
+	struct pmemram_ctx *ctx = ENV(state)->ctx;
+
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "devices/system/node/node1/vmstat",
+					  "nr_free_pages 1234\npgpromote_success 17\nnuma_hit 9\n"
+					  "pgdemote_kswapd 5\npgdemote_direct 0\npgpromote_candidate 21\n"),
+			 0);
+	assert_int_equal(pmemram_node_vmstat_read(ctx, 1, c, ELEMENTSOF(c)), 4);
+	assert_string_equal(c[0].name, "pgpromote_success");
+	assert_int_equal(c[0].value, 17);
+	assert_string_equal(c[1].name, "pgdemote_kswapd");
+	assert_int_equal(c[1].value, 5);
+	assert_string_equal(c[2].name, "pgdemote_direct");
+	assert_int_equal(c[2].value, 0);
+	assert_string_equal(c[3].name, "pgpromote_candidate");
+	assert_int_equal(c[3].value, 21);
+	/* At most max of them. */
+	assert_int_equal(pmemram_node_vmstat_read(ctx, 1, c, 2), 2);
+	/* No file (a kernel before tiering counters): none, not an error. */
+	assert_int_equal(pmemram_node_vmstat_read(ctx, 7, c, ELEMENTSOF(c)), 0);
+	assert_null(pmemram_ctx_get_error_path(ctx));
+	/* A tiering counter that does not parse is an error naming the file. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "devices/system/node/node2/vmstat", "pgdemote_kswapd x\n"), 0);
+	assert_int_equal(pmemram_node_vmstat_read(ctx, 2, c, ELEMENTSOF(c)), -EINVAL);
+	assert_non_null(strstr(pmemram_ctx_get_error_path(ctx), "node2/vmstat"));
+}
+
+static void test_parse_vmstat_line(void **state)
+{
+	struct pmemram_vmstat_counter c;
+
+	(void)state;
+	assert_int_equal(pmemram_parse_vmstat_line("pgdemote_direct 18446744073709551615", &c), 1);
+	assert_string_equal(c.name, "pgdemote_direct");
+	assert_true(c.value == UINT64_MAX);
+	assert_int_equal(pmemram_parse_vmstat_line("numa_hit 3", &c), 0);
+	assert_int_equal(pmemram_parse_vmstat_line("pgpromote_success", &c), -EINVAL);
+	assert_int_equal(pmemram_parse_vmstat_line("pgpromote_success -1", &c), -EINVAL);
+	assert_int_equal(pmemram_parse_vmstat_line("pgpromote_Success 1", &c), -EINVAL);
+	assert_int_equal(pmemram_parse_vmstat_line("pgpromote_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 1", &c), -EINVAL);
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -148,6 +193,8 @@ int main(void)
 		FAKE_TEST(test_tier_removed_while_read, fake_env_setup_hmat),
 		FAKE_TEST(test_node_removed_while_read, fake_env_setup_hmat),
 		cmocka_unit_test(test_failures),
+		FAKE_TEST(test_vmstat, fake_env_setup_hmat),
+		cmocka_unit_test(test_parse_vmstat_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -256,6 +256,23 @@ struct pmemram_topology {
 };
 
 int pmemram_topology_read(struct pmemram_ctx *ctx, struct pmemram_topology **ret);
+
+/* The memory-tiering counters of nodeN/vmstat: pgpromote_* and pgdemote_* (pages promoted to and
+ * demoted from the node), as many as the kernel has, in its order. */
+#define PMEMRAM_VMSTAT_MAX 16
+#define PMEMRAM_VMSTAT_NAME_MAX 32
+
+struct pmemram_vmstat_counter {
+	char name[PMEMRAM_VMSTAT_NAME_MAX]; /* "pgpromote_success": lower case, digits and '_' */
+	uint64_t value;
+};
+
+/* One "NAME VALUE" line of a vmstat file: 1 and *ret for a pgpromote_ or pgdemote_ counter, 0 for
+ * any other line, -EINVAL for a tiering counter that does not parse.  Pure. */
+int pmemram_parse_vmstat_line(const char *line, struct pmemram_vmstat_counter *ret);
+/* Those counters of node (up to max of them, in ret): their number, 0 when the kernel has none
+ * (before 5.18, or a node without the file), -errno when the file cannot be read. */
+int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max);
 struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t);
 const struct pmemram_node *pmemram_topology_find_node(const struct pmemram_topology *t, int id);
 

@@ -1,4 +1,5 @@
-/* NUMA nodes: cpu/memory masks, MemTotal, HMAT memory-side caches, access0 performance, memory tiers. */
+/* NUMA nodes: cpu/memory masks, MemTotal, HMAT memory-side caches, access0 performance, memory tiers,
+ * the tiering counters of vmstat. */
 #include "pmemram-private.h"
 
 #define NODE_DIR "devices/system/node"
@@ -255,4 +256,52 @@ const struct pmemram_node *pmemram_topology_find_node(const struct pmemram_topol
 		if (t->nodes[i].id == id)
 			return &t->nodes[i];
 	return NULL;
+}
+
+int pmemram_parse_vmstat_line(const char *line, struct pmemram_vmstat_counter *ret)
+{
+	size_t len;
+
+	if (!line || !ret)
+		return -EINVAL;
+	if (strncmp(line, "pgpromote_", 10) != 0 && strncmp(line, "pgdemote_", 9) != 0)
+		return 0;
+	len = strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (line[len] != ' ' || copy_span(ret->name, sizeof(ret->name), line, len) < 0)
+		return -EINVAL;
+	return pmemram_parse_u64(line + len + 1, 10, &ret->value) < 0 ? -EINVAL : 1;
+}
+
+int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max)
+{
+	_cleanup_(fclosep) FILE *f = NULL;
+	char path[64], line[256];
+	size_t n = 0;
+	int r;
+
+	if (!ctx || node < 0 || (!ret && max > 0))
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+	r = path_printf(path, sizeof(path), NODE_DIR "/node%d/vmstat", node);
+	if (r < 0)
+		return r;
+	r = root_fopen(ctx, PMEMRAM_ROOT_SYSFS, path, &f);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	if (r < 0)
+		return r;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		r = pmemram_parse_vmstat_line(line, &ret[n]);
+		if (r < 0) {
+			pmemram_ctx_set_error_path(ctx, path);
+			return log_debug_errno(ctx, r, "%s: malformed line \"%s\"", path, line);
+		}
+		n += (size_t)r;
+	}
+	if (ferror(f)) {
+		pmemram_ctx_set_error_path(ctx, path);
+		return -EIO;
+	}
+	return (int)n;
 }
