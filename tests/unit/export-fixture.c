@@ -38,11 +38,9 @@ static struct pmemram_metrics_class classes[2];
 
 static void fill_nodes(void)
 {
-	nodes[0] = (struct pmemram_metrics_node){ .id = 0, .tier = 4, .online_known = true, .n_vmstat = 2, .vmstat = node0_vmstat };
-	nodes[0].online_bytes[PMEMRAM_ZONE_NORMAL] = GIB;
-	nodes[1] = (struct pmemram_metrics_node){ .id = 1, .tier = 4, .online_known = true, .n_caches = 1, .caches = &node1_cache };
-	nodes[1].online_bytes[PMEMRAM_ZONE_MOVABLE] = GIB;
-	nodes[2] = (struct pmemram_metrics_node){ .id = 2, .tier = 22, .online_known = true, .n_vmstat = 2, .vmstat = node2_vmstat };
+	nodes[0] = (struct pmemram_metrics_node){ .id = 0, .tier = 4, .mem_total = GIB, .online_known = true, .n_vmstat = 2, .vmstat = node0_vmstat };
+	nodes[1] = (struct pmemram_metrics_node){ .id = 1, .tier = 4, .mem_total = GIB, .online_known = true, .n_caches = 1, .caches = &node1_cache };
+	nodes[2] = (struct pmemram_metrics_node){ .id = 2, .tier = 22, .mem_total = 896 * MIB, .online_known = true, .n_vmstat = 2, .vmstat = node2_vmstat };
 	nodes[2].online_bytes[PMEMRAM_ZONE_MOVABLE] = 896 * MIB;
 	classes[0] = (struct pmemram_metrics_class){ .name = "fast", .resolved = true };
 	pmemram_nodemask_set(&classes[0].nodes, 0);

@@ -52,11 +52,14 @@ static const char expected[] =
 	"# TYPE pmemram_release_failures_total counter\n"
 	"pmemram_release_failures_total{outcome=\"rolled-back\",error=\"EBUSY\"} 2\n"
 	"pmemram_release_failures_total{outcome=\"incomplete\",error=\"ETIMEDOUT\"} 1\n"
-	"# HELP pmemram_node_online_bytes Memory online per NUMA node and zone (whole memory blocks).\n"
-	"# TYPE pmemram_node_online_bytes gauge\n"
-	"pmemram_node_online_bytes{node=\"0\",zone=\"Normal\"} 1073741824\n"
-	"pmemram_node_online_bytes{node=\"1\",zone=\"Movable\"} 1073741824\n"
-	"pmemram_node_online_bytes{node=\"2\",zone=\"Movable\"} 939524096\n"
+	"# HELP pmemram_node_memory_total_bytes The kernel's MemTotal of a NUMA node.\n"
+	"# TYPE pmemram_node_memory_total_bytes gauge\n"
+	"pmemram_node_memory_total_bytes{node=\"0\"} 1073741824\n"
+	"pmemram_node_memory_total_bytes{node=\"1\"} 1073741824\n"
+	"pmemram_node_memory_total_bytes{node=\"2\"} 939524096\n"
+	"# HELP pmemram_node_dax_online_bytes Memory of dax devices (kmem) online per NUMA node and zone, in whole memory blocks.\n"
+	"# TYPE pmemram_node_dax_online_bytes gauge\n"
+	"pmemram_node_dax_online_bytes{node=\"2\",zone=\"Movable\"} 939524096\n"
 	"# HELP pmemram_node_memory_side_cache_bytes Memory-side cache in front of a NUMA node's memory (HMAT).\n"
 	"# TYPE pmemram_node_memory_side_cache_bytes gauge\n"
 	"pmemram_node_memory_side_cache_bytes{node=\"1\",level=\"1\",indexing=\"direct-mapped\",write_policy=\"write-back\"} 134217728\n"
@@ -148,7 +151,7 @@ static void test_escaping(void **state)
 	assert_non_null(strstr(text, "\npmemram_release_failures_total{outcome=\"rolled-back\",error=\"a\\\\b\\\"c\\nd \xc3\xa9\"} 1\n"));
 }
 
-/* A node whose memory blocks were not read has no online bytes; zones with none are left out;
+/* A node whose memory blocks were not read has no dax online bytes; zones with none are left out;
  * a node in no tier has no tier sample; an unresolved class has no nodes. */
 static void test_partial_nodes(void **state)
 {
@@ -161,8 +164,10 @@ static void test_partial_nodes(void **state)
 	nodes[0].online_bytes[PMEMRAM_ZONE_MOVABLE] = 1024;
 	nodes[1].online_bytes[PMEMRAM_ZONE_NONE] = 2048;
 	text = format(&m);
-	assert_null(strstr(text, "node=\"3\""));
-	assert_non_null(strstr(text, "\npmemram_node_online_bytes{node=\"5\",zone=\"none\"} 2048\n"));
+	assert_non_null(strstr(text, "\npmemram_node_memory_total_bytes{node=\"3\"} 0\n"));
+	assert_null(strstr(text, "pmemram_node_dax_online_bytes{node=\"3\""));
+	assert_non_null(strstr(text, "\npmemram_node_dax_online_bytes{node=\"5\",zone=\"none\"} 2048\n"));
+	assert_null(strstr(text, "zone=\"Movable\""));
 	assert_null(strstr(text, "pmemram_node_memory_tier"));
 	assert_non_null(strstr(text, "\npmemram_class_resolved{class=\"pmem\"} 0\n"));
 	assert_null(strstr(text, "pmemram_class_node"));

@@ -126,8 +126,18 @@ static void devices(const struct pmemram_metrics *m, FILE *f)
 
 static void node_memory(const struct pmemram_metrics *m, FILE *f)
 {
+	static const char total[] = "pmemram_node_memory_total_bytes", online[] = "pmemram_node_dax_online_bytes";
 	bool headed = false;
 
+	if (m->n_nodes > 0)
+		header(f, total, "gauge", "The kernel's MemTotal of a NUMA node.");
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		char node[16];
+		struct labels l = { 1, { "node" }, { node } };
+
+		(void)snprintf(node, sizeof(node), "%d", m->nodes[i].id);
+		sample(f, total, &l, m->nodes[i].mem_total);
+	}
 	for (size_t i = 0; i < m->n_nodes; i++) {
 		const struct pmemram_metrics_node *n = &m->nodes[i];
 		char node[16];
@@ -141,10 +151,10 @@ static void node_memory(const struct pmemram_metrics *m, FILE *f)
 			if (n->online_bytes[z] == 0)
 				continue;
 			if (!headed)
-				header(f, "pmemram_node_online_bytes", "gauge",
-				       "Memory online per NUMA node and zone (whole memory blocks).");
+				header(f, online, "gauge",
+				       "Memory of dax devices (kmem) online per NUMA node and zone, in whole memory blocks.");
 			headed = true;
-			sample(f, "pmemram_node_online_bytes", &l, n->online_bytes[z]);
+			sample(f, online, &l, n->online_bytes[z]);
 		}
 	}
 }

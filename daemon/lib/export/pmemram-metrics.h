@@ -18,8 +18,10 @@ struct pmemram_metrics_count {
 struct pmemram_metrics_node {
 	int id;
 	int tier;				  /* memory_tierN, -1 when in none */
+	uint64_t mem_total;			  /* MemTotal of the node, bytes */
 	bool online_known;			  /* online_bytes was read (memory blocks) */
-	uint64_t online_bytes[_PMEMRAM_ZONE_MAX]; /* by zone; PMEMRAM_ZONE_NONE: blocks spanning zones */
+	uint64_t online_bytes[_PMEMRAM_ZONE_MAX]; /* of dax devices (kmem), by zone; PMEMRAM_ZONE_NONE:
+						   * blocks spanning zones */
 	size_t n_caches;
 	const struct pmemram_cache *caches; /* memory-side caches (HMAT) */
 	size_t n_vmstat;
