@@ -31,10 +31,33 @@ static void help(void)
 	       "     --offline-timeout SEC\n"
 	       "                          Give up offlining a memory block after this long during a\n"
 	       "                          release (default %d, 0: never)\n"
+	       "     --metrics-textfile PATH\n"
+	       "                          Write metrics in Prometheus text format to PATH (a *.prom\n"
+	       "                          file in node_exporter's textfile directory) after every\n"
+	       "                          reconcile and every minute (default: none)\n"
+	       "     --nfd-features PATH  Write node labels for Kubernetes node-feature-discovery to\n"
+	       "                          PATH (a file in its features.d directory) likewise\n"
+	       "                          (default: none)\n"
 	       "\n"
 	       "See pmemramd(8).\n",
 	       program_invocation_short_name, DEFAULT_SETTLE_SEC, DEFAULT_COALESCE_MSEC,
 	       (int)(PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC / 1000000));
+}
+
+/* The file name part of path: after the last '/'. */
+static const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A file to replace: a name that is not "." or "..". */
+static bool export_path_is_valid(const char *path)
+{
+	const char *base = path_base(path);
+
+	return *base && !streq(base, ".") && !streq(base, "..");
 }
 
 static int parse_seconds(const char *s, unsigned max, unsigned *ret)
@@ -50,9 +73,16 @@ static int parse_seconds(const char *s, unsigned max, unsigned *ret)
 	return 0;
 }
 
+static bool endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && streq(s + n - k, suffix);
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_SETTLE = 0x100, OPT_COALESCE, OPT_OFFLINE_TIMEOUT };
+	enum { OPT_SETTLE = 0x100, OPT_COALESCE, OPT_OFFLINE_TIMEOUT, OPT_METRICS, OPT_NFD };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -61,6 +91,8 @@ int main(int argc, char **argv)
 		{ "settle-timeout", required_argument, NULL, OPT_SETTLE },
 		{ "coalesce-ms", required_argument, NULL, OPT_COALESCE },
 		{ "offline-timeout", required_argument, NULL, OPT_OFFLINE_TIMEOUT },
+		{ "metrics-textfile", required_argument, NULL, OPT_METRICS },
+		{ "nfd-features", required_argument, NULL, OPT_NFD },
 		{},
 	};
 	struct manager m = { .listen_fd = -1, .demotion = -1 };
@@ -115,6 +147,15 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_METRICS:
+		case OPT_NFD:
+			if (!export_path_is_valid(optarg)) {
+				fprintf(stderr, "pmemramd: --%s: '%s' is not a file name (empty, or ends in '/')\n",
+					c == OPT_METRICS ? "metrics-textfile" : "nfd-features", optarg);
+				return EXIT_USAGE;
+			}
+			*(c == OPT_METRICS ? &m.metrics_path : &m.nfd_path) = optarg;
+			break;
 		default:
 			fprintf(stderr, "Try 'pmemramd --help' for more information.\n");
 			return EXIT_USAGE;
@@ -139,6 +180,13 @@ int main(int argc, char **argv)
 		*(slash == m.runtime_dir ? slash + 1 : slash) = '\0';
 	else
 		strcpy(m.runtime_dir, ".");
+
+	/* node_exporter reads *.prom files only; NFD skips hidden ones. */
+	if (m.metrics_path && !endswith(m.metrics_path, ".prom"))
+		mlog(&m, LOG_WARNING, "--metrics-textfile %s: node_exporter's textfile collector reads only *.prom files",
+		     m.metrics_path);
+	if (m.nfd_path && path_base(m.nfd_path)[0] == '.')
+		mlog(&m, LOG_WARNING, "--nfd-features %s: node-feature-discovery skips hidden files", m.nfd_path);
 
 	r = pmemram_ctx_new(&m.ctx);
 	if (r < 0) {

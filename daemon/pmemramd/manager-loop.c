@@ -1,5 +1,5 @@
 /* pmemramd's event loop: uevents (coalesced, echoes of its own work left out), signals, the
- * control socket and the settle timer, each a source of one sd-event loop. */
+ * control socket, the settle timer and the export timer, each a source of one sd-event loop. */
 #include <signal.h>
 #include <syslog.h>
 
@@ -20,6 +20,7 @@ static void become_ready(struct manager *m, const char *why)
 	mlog(m, LOG_INFO, "ready: %s", why);
 	(void)sd_notify(false, "READY=1");
 	manager_notify_status(m);
+	manager_export_write(m);
 }
 
 /* Ready once no claim waits for its device (a claimed device that boots late is onlined before
@@ -205,6 +206,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 void manager_free(struct manager *m)
 {
 	server_close(m);
+	manager_export_free(m);
 	sd_event_source_disable_unref(m->monitor_source);
 	sd_event_source_disable_unref(m->coalesce_source);
 	sd_event_source_disable_unref(m->settle_source);
@@ -264,6 +266,12 @@ int manager_run(struct manager *m)
 	if (r < 0) {
 		mevent(m, MANAGER_EVENT_START_FAILED, "cannot open the control socket %s: %s", m->socket_path,
 		       strerror(-r));
+		return r;
+	}
+
+	r = manager_export_start(m);
+	if (r < 0) {
+		mlog(m, LOG_ERR, "cannot schedule the metrics and node features: %s", strerror(-r));
 		return r;
 	}
 

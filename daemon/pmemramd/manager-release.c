@@ -110,6 +110,8 @@ static void release_finish(struct manager *m)
 	outcome = json_str(o, "outcome");
 	reason = json_str(o, "reason");
 	error = json_str(o, "error");
+	if (!outcome || errnum != 0)
+		manager_export_note_release(m, outcome, errnum ? errnum : EIO);
 
 	if (!outcome) {
 		/* Nothing was changed (refused before reading), or the child died: the loop cannot

@@ -480,6 +480,8 @@ int manager_reconcile(struct manager *m, const char *why)
 		mevent(m, MANAGER_EVENT_RECONCILE_FAILED, "reconcile (%s): cannot read the system: %s", why,
 		       m->last_error);
 		m->last = pmemram_reconcile_result_free(m->last);
+		manager_export_note_reconcile(m, r, m->last_duration_usec);
+		manager_export_write(m);
 		manager_notify_status(m);
 		return r;
 	}
@@ -507,6 +509,8 @@ int manager_reconcile(struct manager *m, const char *why)
 	m->last = res;
 	/* Classes follow the devices the reconcile onlined (or gave back). */
 	(void)manager_apply_classes(m);
+	manager_export_note_reconcile(m, r, m->last_duration_usec);
+	manager_export_write(m);
 	/* Nothing else needs the observation: the daemon idles small. */
 	m->last->observation = pmemram_observation_free(m->last->observation);
 	manager_notify_status(m);

@@ -17,6 +17,7 @@
 struct udev;
 struct udev_monitor;
 struct json_object;
+struct manager_export;
 
 #define MANAGER_CONFIG_ERRORS_MAX 4096 /* bytes of the last failed reload's messages */
 
@@ -100,6 +101,12 @@ struct manager {
 	size_t n_client_uids;
 	unsigned accept_errors_logged, refusals_logged;
 
+	/* files for others (manager-export.c): NULL when not asked for */
+	const char *metrics_path; /* --metrics-textfile: Prometheus text for node_exporter */
+	const char *nfd_path;	  /* --nfd-features: a node-feature-discovery feature file */
+	struct manager_export *export;
+	sd_event_source *export_source;
+
 	bool journal; /* log through sd_journal_send(), else stderr */
 };
 
@@ -170,6 +177,17 @@ int manager_apply_classes(struct manager *m);
 const struct manager_class *manager_find_class(const struct manager *m, const char *name);
 /* [{"class", "slice", "nodes", "error"}], NULL on allocation failure. */
 struct json_object *manager_classes_json(const struct manager *m);
+
+/* ---- metrics and node features (manager-export.c), when a file is asked for ---- */
+/* After each reconcile, before its observation goes: r is its code, duration how long it took. */
+void manager_export_note_reconcile(struct manager *m, int r, uint64_t duration_usec);
+/* A release that failed: its outcome (NULL without a report) and errno. */
+void manager_export_note_release(struct manager *m, const char *outcome, int errnum);
+/* Read what the kernel shows now and write the files; failures are logged when they change. */
+void manager_export_write(struct manager *m);
+/* Write them again every minute, for the counters. */
+int manager_export_start(struct manager *m);
+void manager_export_free(struct manager *m);
 
 /* ---- server.c ---- */
 int server_open(struct manager *m);

@@ -1,4 +1,5 @@
-/* Runs the built pmemramd: what it must refuse (command line, requests), its limits, its journal fields. */
+/* Runs the built pmemramd: what it must refuse (command line, requests), its limits, its journal fields,
+ * what it writes for others. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 
 #include "macro.h"
 #include "messages.h"
+#include "pmemram-nfd.h"
 #include "run-ctl.h"
 
 struct dirs {
@@ -82,15 +84,21 @@ static void test_socket_not_replaced(void **state)
 }
 
 /* pmemramd on d's socket with nothing claimed, at most nofile descriptors, logging to log_target
- * (stderr or journal); waits for its socket. */
-static pid_t start_daemon(struct dirs *d, rlim_t nofile, const char *log_target)
+ * (stderr or journal), with extra arguments (NULL-terminated, or NULL); waits for its socket. */
+static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_target, const char *const *extra)
 {
 	char log_env[64];
 
 	const char *binary = getenv("PMEMRAMD");
+	const char *argv[16] = { "pmemramd", "--socket", d->socket, "--settle-timeout", "0" };
+	size_t n = 5;
 	pid_t pid;
 
 	assert_non_null(binary);
+	for (size_t i = 0; extra && extra[i]; i++) {
+		assert_true(n < ELEMENTSOF(argv) - 1);
+		argv[n++] = extra[i];
+	}
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -102,13 +110,18 @@ static pid_t start_daemon(struct dirs *d, rlim_t nofile, const char *log_target)
 		    snprintf(log_env, sizeof(log_env), "PMEMRAM_LOG_TARGET=%s", log_target) < 0 || putenv(log_env) < 0)
 			_exit(127);
 		alarm(120);
-		execl(binary, "pmemramd", "--socket", d->socket, "--settle-timeout", "0", (char *)NULL);
+		execv(binary, (char *const *)argv);
 		_exit(127);
 	}
 	for (int i = 0; i < 200 && access(d->socket, F_OK) < 0; i++)
 		usleep(50 * 1000);
 	assert_int_equal(access(d->socket, F_OK), 0);
 	return pid;
+}
+
+static pid_t start_daemon(struct dirs *d, rlim_t nofile, const char *log_target)
+{
+	return start_daemon_with(d, nofile, log_target, NULL);
 }
 
 static int connect_to(const char *path, bool nonblock)
@@ -362,6 +375,119 @@ static void test_requests(void **state)
 	remove_dirs(&d);
 }
 
+/* path's content in buf (up to size - 1 bytes), "" when it cannot be read. */
+static void read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Wait up to 10 s for path to hold want. */
+static bool file_has(const char *path, const char *want, char *buf, size_t size)
+{
+	for (int i = 0; i < 200; i++) {
+		read_file(path, buf, size);
+		if (strstr(buf, want))
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/* Each line of an NFD feature file: the comment, the expiry about five minutes ahead, then labels
+ * in pmemram.io/ whose names and values Kubernetes accepts. */
+static void check_nfd(const char *text)
+{
+	char copy[65536], *save = NULL;
+	time_t now = time(NULL);
+	size_t labels = 0, i = 0;
+
+	assert_true(strlen(text) < sizeof(copy));
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+		char *eq = strchr(line, '=');
+
+		if (i == 0) {
+			assert_string_equal(line, "# Written by pmemramd; see pmemramd(8).");
+			continue;
+		}
+		if (i == 1) {
+			/* Written within the last 10 s, expiring 300 s after. */
+			struct tm tm = {};
+			const char *end;
+			time_t t;
+
+			assert_int_equal(strncmp(line, "# +expiry-time=", 15), 0);
+			end = strptime(line + 15, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			assert_non_null(end);
+			assert_int_equal(*end, '\0');
+			t = timegm(&tm);
+			if (t < now - 10 + 300 || t > now + 301)
+				fail_msg("expiry %s is not 290..300 s ahead", line + 15);
+			continue;
+		}
+		assert_non_null(eq);
+		*eq = '\0';
+		assert_int_equal(strncmp(line, "pmemram.io/", 11), 0);
+		if (!pmemram_nfd_name_is_valid(line + 11) || !pmemram_nfd_value_is_valid(eq + 1))
+			fail_msg("label %s=%s is not valid", line, eq + 1);
+		labels++;
+	}
+	assert_true(labels >= 3);
+	assert_non_null(strstr(text, "\npmemram.io/kmem-online-bytes=0\n"));
+}
+
+/* --metrics-textfile and --nfd-features: both written after the first reconcile, the metrics again
+ * after each (nothing is claimed: each converges); a path that names no file is a usage error. */
+static void test_export_files(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char metrics[96], nfd[96], buf[65536], reply[8192];
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	make_dirs(&d);
+	snprintf(metrics, sizeof(metrics), "%s/pmemram.prom", d.root);
+	snprintf(nfd, sizeof(nfd), "%s/pmemram", d.root);
+	{
+		const char *env[] = { d.config_env, "PMEMRAM_LOG_TARGET=stderr", NULL };
+		const char *args[] = { "--socket", d.socket, "--metrics-textfile", "", NULL };
+
+		run = run_program_env("PMEMRAMD", "pmemramd", env, args);
+		assert_int_equal(run->status, 64);
+		assert_non_null(strstr(run->err, "--metrics-textfile: '' is not a file name"));
+	}
+	{
+		const char *extra[] = { "--metrics-textfile", metrics, "--nfd-features", nfd, NULL };
+
+		daemon = start_daemon_with(&d, 1024, "stderr", extra);
+	}
+	assert_true(file_has(metrics, "\npmemram_ready 1\n", buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "# HELP pmemram_reconciles_total Reconciles that ended, by result.\n"
+				    "# TYPE pmemram_reconciles_total counter\n"
+				    "pmemram_reconciles_total{result=\"converged\"} 1\n"));
+	assert_non_null(strstr(buf, "\npmemram_unmatched_claims 0\n"));
+	assert_true(file_has(nfd, "pmemram.io/", buf, sizeof(buf)));
+	check_nfd(buf);
+	if (geteuid() == 0) {
+		request_as(d.socket, -1, "{\"command\":\"reconcile\"}\n", reply, sizeof(reply));
+		assert_non_null(strstr(reply, "\"ok\":true"));
+		assert_true(file_has(metrics, "pmemram_reconciles_total{result=\"converged\"} 2\n", buf, sizeof(buf)));
+	}
+
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	(void)unlink(d.socket);
+	(void)unlink(metrics);
+	(void)unlink(nfd);
+	remove_dirs(&d);
+}
+
 /* The value of field key ("KEY=") in one native-protocol datagram ("KEY=value" lines), copied to buf. */
 static const char *entry_field(const char *entry, const char *key, char *buf, size_t size)
 {
@@ -470,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_socket_not_replaced),
 		cmocka_unit_test(test_connection_limits),
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_export_files),
 		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
