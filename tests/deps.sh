@@ -13,6 +13,11 @@ packages=(
 	bash-completion
 	# libFuzzer (tests/fuzz)
 	libclang-rt-14-dev
+	# promtool checks the metrics textfile (tests/unit/metrics-scrape.sh)
+	prometheus
+	# node_exporter serves it there, fetched with curl
+	prometheus-node-exporter
+	curl
 	# kernel build
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git

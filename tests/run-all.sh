@@ -98,6 +98,11 @@ vg_daemon_and_changes() {
 
 if [ "$unit" = 1 ]; then
 	unit_check gcc gcc
+	# The metrics and NFD files against promtool, node_exporter and NFD's rules, from the gcc
+	# build that make check just made: one test each.
+	s=$(date +%s)
+	add_counts "metrics scrape" "$("$repo/tests/unit/metrics-scrape.sh" "$cache/build/unit-gcc" || true)"
+	timing "metrics scrape" $(($(date +%s) - s))
 	unit_check clang clang
 	# A plain build: the CLI under valgrind (no leaks, no errors) against
 	# this machine's sysfs, then make distcheck.  One test.
