@@ -183,10 +183,10 @@ int main(int argc, char **argv)
 
 	/* node_exporter reads *.prom files only; NFD skips hidden ones. */
 	if (m.metrics_path && !endswith(m.metrics_path, ".prom"))
-		mlog(&m, LOG_WARNING, "--metrics-textfile %s: node_exporter's textfile collector reads only *.prom files",
+		mevent(&m, MANAGER_EVENT_EXPORT_FAILED, "--metrics-textfile %s: node_exporter's textfile collector reads only *.prom files",
 		     m.metrics_path);
 	if (m.nfd_path && path_base(m.nfd_path)[0] == '.')
-		mlog(&m, LOG_WARNING, "--nfd-features %s: node-feature-discovery skips hidden files", m.nfd_path);
+		mevent(&m, MANAGER_EVENT_EXPORT_FAILED, "--nfd-features %s: node-feature-discovery skips hidden files", m.nfd_path);
 
 	r = pmemram_ctx_new(&m.ctx);
 	if (r < 0) {

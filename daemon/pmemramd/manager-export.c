@@ -157,7 +157,7 @@ void manager_export_note_release(struct manager *m, const char *outcome, int err
 static void log_change(struct manager *m, int *last, int r, const char *what)
 {
 	if (r < 0 && -r != *last)
-		mlog(m, LOG_WARNING, "%s: %s", what, strerror(-r));
+		mevent(m, MANAGER_EVENT_EXPORT_FAILED, "%s: %s", what, strerror(-r));
 	else if (r >= 0 && *last)
 		mlog(m, LOG_INFO, "%s: works again", what);
 	*last = r < 0 ? -r : 0;
@@ -327,7 +327,7 @@ static void write_nfd(struct manager *m, const struct reading *rd)
 				pmemram_nodemask_set(&n.direct_mapped_nodes, (unsigned)rd->topology->nodes[i].id);
 	r = pmemram_nfd_format(&n, &text, &len, &dropped);
 	if (r >= 0 && dropped.n != e->nfd_dropped && dropped.n > 0)
-		mlog(m, LOG_WARNING, "%s: %zu labels left out, first %s: not a valid Kubernetes label or past %d bytes",
+		mevent(m, MANAGER_EVENT_NFD_LABELS_DROPPED, "%s: %zu labels left out, first %s: not a valid Kubernetes label or past %d bytes",
 		     m->nfd_path, dropped.n, dropped.first, PMEMRAM_NFD_FILE_MAX);
 	if (r >= 0)
 		e->nfd_dropped = dropped.n;

@@ -271,7 +271,7 @@ int manager_run(struct manager *m)
 
 	r = manager_export_start(m);
 	if (r < 0) {
-		mlog(m, LOG_ERR, "cannot schedule the metrics and node features: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_EXPORT_FAILED, "cannot schedule the metrics and node features: %s", strerror(-r));
 		return r;
 	}
 

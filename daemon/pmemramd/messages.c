@@ -56,6 +56,9 @@ const struct manager_event_info manager_events[_MANAGER_EVENT_MAX] = {
 	[MANAGER_EVENT_REQUEST_REFUSED] = { "request-refused", "4b10ab3d1fa3449c9a050d0cd6098acd", LOG_NOTICE, "" },
 	[MANAGER_EVENT_CLIENTS_REFUSED] = { "clients-refused", "9f2eea1762a347529752ad28732537bc", LOG_NOTICE, "" },
 	[MANAGER_EVENT_ACCEPT_PAUSED] = { "accept-paused", "2c29cdc608684379ac8b4ce0b00d95b4", LOG_WARNING, "" },
+	[MANAGER_EVENT_EXPORT_FAILED] = { "export-failed", "b3b7a1caf9ad4acc996e31955096f03d", LOG_WARNING, "" },
+	[MANAGER_EVENT_NFD_LABELS_DROPPED] = { "nfd-labels-dropped", "173df80899c14722a29043bd162ea30a", LOG_WARNING,
+						"" },
 	[MANAGER_EVENT_LIBRARY_ERROR] = { "library-error", "bdce680769f34c23a9610922fc088706", LOG_ERR,
 					  "CODE_FILE CODE_LINE CODE_FUNC" },
 };
