@@ -27,7 +27,7 @@ for arg in "$@"; do
 	--force) force=1 ;;
 	--print-key) print_key=1 ;;
 	-h | --help)
-		awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+		awk 'NR > 1 && /^# SPDX-License-Identifier:/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 		exit 0
 		;;
 	*)

@@ -16,7 +16,7 @@ for arg in "$@"; do
 	case $arg in
 	--unit-only) vm=0 ;;
 	--vm-only) unit=0 ;;
-	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 1 && /^# SPDX-License-Identifier:/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	-*) bench_die "unknown option $arg" ;;
 	*) only+=("$arg") ;;
 	esac

@@ -18,7 +18,7 @@ targets=(fuzz-config fuzz-cmdline fuzz-udev-rules fuzz-parsers fuzz-request fuzz
 while getopts t:h opt; do
 	case $opt in
 	t) seconds=$OPTARG ;;
-	*) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
+	*) awk 'NR > 1 && /^# SPDX-License-Identifier:/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
