@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build the pmemram test kernel from Debian's linux-source-6.1 into a cache.
 #
 # Usage: kernel/build.sh [--print-key] [--force]

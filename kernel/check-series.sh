@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Check the kernel series against kernel conventions.
 #
 # Usage: kernel/check-series.sh [--build]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by build.sh and check-series.sh: the series file and the cached
 # kernel tree.  Sourced, not run; expects $here (kernel/) and $src.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Install the Debian packages pmemram's build, bench and tests need.
 # Idempotent: does nothing (not even apt-get update) when all are present.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Run every pmemram test: install what is missing, build the project and run
 # the unit tests, build (or reuse) the kernel and guest image, and run every
 # VM scenario in tests/vm/scenarios.list.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl cache-report: how processes' resident pages fall into each node's direct-mapped memory-side cache. */
 #include <getopt.h>
 #include <inttypes.h>

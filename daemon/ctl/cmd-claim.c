@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl claim and unclaim: pmemramctl's own drop-in per claim, checked before it is put in place. */
 #include <fcntl.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl classes and run: tiering classes, their nodes and members; run a command in one. */
 #include <dirent.h>
 #include <fcntl.h>

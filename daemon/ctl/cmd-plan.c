@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl plan: what reconcile would do to the running system under the configuration, touching nothing. */
 #include <getopt.h>
 #include <json-c/json.h>

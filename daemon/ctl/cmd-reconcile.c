@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl reconcile: through pmemramd, or --local. */
 #include <getopt.h>
 

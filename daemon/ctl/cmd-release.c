@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl release and reclaim: through pmemramd, or release --local. */
 #include <getopt.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl shuffle [apply]: the page-shuffle policy against the kernel and the boot configuration. */
 #include <getopt.h>
 #include <json-c/json.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl status: nodes, memory-side caches, dax devices, memory blocks and shuffling, human or JSON. */
 #include <getopt.h>
 #include <inttypes.h>

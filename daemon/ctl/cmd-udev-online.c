@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl udev-online: run by udev for each memory block added offline; local, no daemon. */
 #include <syslog.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared declarations of the pmemramctl subcommands: exit codes, global options, helpers. */
 #pragma once
 

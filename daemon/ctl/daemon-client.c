@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl's side of the pmemramd control socket (see pmemram-protocol.h). */
 #include <poll.h>
 #include <sys/socket.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl's view of pmemramd's holds: the devices a release gave back, stale ones left out. */
 #include <limits.h>
 

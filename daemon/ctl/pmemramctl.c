@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl: entry point, global options, subcommand dispatch and shared diagnostics. */
 #include <fcntl.h>
 #include <getopt.h>

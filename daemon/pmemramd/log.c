@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd logging: the journal with structured fields under systemd, stderr otherwise. */
 #include <stdarg.h>
 #include <stdio.h>

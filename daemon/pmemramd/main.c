@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: keeps claimed persistent memory online as system RAM; main() turns arguments into a run. */
 #include <getopt.h>
 #include <syslog.h>

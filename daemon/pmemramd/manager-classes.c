@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: tiering classes after each reconcile (slices, systemd reload) and the demotion switch. */
 #include <fcntl.h>
 #include <stdarg.h>

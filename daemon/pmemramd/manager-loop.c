@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's event loop: uevents (coalesced, echoes of its own work left out), signals, the
  * control socket, the settle timer and the export timer, each a source of one sd-event loop. */
 #include <signal.h>

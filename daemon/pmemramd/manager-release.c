@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: a release runs in a child process, so that migrating gigabytes never stalls the loop. */
 #include <fcntl.h>
 #include <signal.h>

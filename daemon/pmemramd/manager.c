@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: configuration, reconcile glue, holds and the status it reports. */
 #include <fcntl.h>
 #include <inttypes.h>

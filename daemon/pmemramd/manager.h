@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: the manager's state, shared by the event loop, the reconciler glue and the socket server. */
 #pragma once
 

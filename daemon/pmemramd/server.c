@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's control socket: one JSON request per connection, peer credentials decide what is allowed. */
 #include <fcntl.h>
 #include <libgen.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: conflicts in a direct-mapped memory-side cache with and without
 # page allocator shuffling, the seed's case for shuffling.  Boots the
 # nvdimm+hmat-direct guest (node 1: 1 GiB behind a 128 MiB direct-mapped

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: how long it takes to bring a devdax device online as Movable RAM
 # with pmemramd (pmemramctl reclaim), with daxctl reconfigure-device, and with
 # bare sysfs writes (the floor), in one boot each, the methods in turns:

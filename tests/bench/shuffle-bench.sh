@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: what page allocator shuffling costs.  Boots the
 # nvdimm+hmat-direct guest twice in one run, shuffling on (HMAT) and off
 # (page_alloc.shuffle=0), and prints per variant: the boot shuffle time per

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: tiering classes.  Boots the nvdimm+hmat-direct guest, onlines
 # the NVDIMM on node 2 through pmemramd, and runs tier-bench (a pointer chase
 # for latency, a streaming sum for bandwidth, over a 64 MiB buffer) under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the boot configuration reader and writer on a scratch root.  The first byte
  * picks the loader (kernel-install's /etc/kernel/cmdline or GRUB's /etc/default/grub) and the value
  * written (none, 0, 1); the rest is the file.  Invariant (read after write): once written with V,

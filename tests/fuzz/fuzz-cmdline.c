@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the kernel command line editor.  Invariant (read after write): a line it
  * wrote with page_alloc.shuffle=V reads back V, once; one it wrote without the key has none. */
 #include <errno.h>

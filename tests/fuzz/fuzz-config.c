@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: pmemram.conf and up to three drop-ins (split at NUL bytes) parsed and checked
  * together; every message must be printable UTF-8, one line, as status and JSON carry it. */
 #include <stdint.h>

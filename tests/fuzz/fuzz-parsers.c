@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the sysfs and procfs text parsers and name checks on one NUL-terminated line.
  * Invariants: a node list that parses formats back to a list that parses to the same mask; a
  * name accepted as a dax device or memory block is printable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: pmemramd's request path, the real server.c over its unix socket, with the
  * manager stubbed.  Invariants: every reply is one line of valid UTF-8 JSON, an object with a
  * boolean "ok"; everything logged is printable. */

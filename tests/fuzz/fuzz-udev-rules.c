@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the udev rules reader over a buffer of exactly the file's bytes (no NUL). */
 #include <stdint.h>
 #include <stdlib.h>

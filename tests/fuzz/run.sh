@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build pmemram's libFuzzer targets (clang, ASan+UBSan) and run each from its
 # committed seed corpus for a bounded time; any crash, leak or broken
 # invariant fails it.  Ends with "N passed, N failed" (one per target).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Builds fake sysfs trees (nodes, memory blocks, HMAT caches, tiers, dax, shuffle) for unit tests. */
 #include <errno.h>
 #include <fcntl.h>

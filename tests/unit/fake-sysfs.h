@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fake sysfs trees under mkdtemp() for the discovery tests. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests and picks values out of its JSON. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl ($PMEMRAMCTL) or pmemramd ($PMEMRAMD) for the end-to-end tests; JSON picking. */
 #pragma once
 

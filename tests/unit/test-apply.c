@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the applier: a fake kernel behind the ops table changes the fake sysfs tree, or lies. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for page_alloc.shuffle in the boot configuration: command line editing, /etc/kernel/cmdline, grub. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the users of pmem: maps and mountinfo lines, block links, and the scans over a fake procfs. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the direct-mapped cache model: hand-computed occupancy, traces, RNG and Zipf. */
 #include <setjmp.h>
 #include <stdarg.h>

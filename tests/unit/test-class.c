@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for tiering classes: kmem nodes, resolving each kind of class on hand-built machines. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for pmemram.conf parsing: values, exact error messages, drop-in order, limits, the loader. */
 #include <setjmp.h>
 #include <stdarg.h>

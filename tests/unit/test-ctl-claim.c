@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl claim and unclaim on a temporary configuration directory, with pmemramd
  * absent or played by a child process on a socket; and the loader they check edits with. */
 #include <setjmp.h>

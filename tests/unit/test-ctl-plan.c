@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl plan against fake sysfs, procfs and udev trees and a temporary configuration. */
 #include <setjmp.h>
 #include <stdarg.h>

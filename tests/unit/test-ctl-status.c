@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl against fake sysfs trees: JSON values, human output, exit codes. */
 #include <setjmp.h>
 #include <stdarg.h>

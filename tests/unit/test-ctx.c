@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the library context: sysfs root selection, refcounting, logging levels. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramd: what it must refuse (command line, requests), its limits, its journal fields,
  * what it writes for others. */
 #include <setjmp.h>

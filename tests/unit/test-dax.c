@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for dax device discovery: driver -> mode, target node, size, align, resource. */
 #include <setjmp.h>
 #include <stdarg.h>

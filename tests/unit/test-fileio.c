@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for whole writes and atomic file replacement. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for memory block discovery and the per-node/zone summary against fake sysfs trees. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for NUMA node discovery: masks, MemTotal, memory-side caches, access0, tiers, vmstat. */
 #include <setjmp.h>
 #include <stdarg.h>

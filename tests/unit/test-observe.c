@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for namespace discovery and the whole observation on a fake NVDIMM sysfs, procfs and udev tree. */
 #include <setjmp.h>
 #include <stdarg.h>

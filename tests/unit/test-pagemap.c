@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the pagemap reader and pmemramctl cache-report on a fake procfs and the HMAT sysfs. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the pure parsers and name tables: numbers, range lists, valid_zones, meminfo. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the planner: hand-written states, refusals, and replanning after a kill at every step. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the reconcile loop: rounds, observations, failure marking, holds, and what it reads. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for release: a fake kernel behind the ops table offlines, removes and rebinds in the fake tree, or lies. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the page-shuffle policy decision: policy x kernel x command lines x boot configuration. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the shuffle state: patched kernel/mm/shuffle, stock parameter fallback, failures. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for sysfs attribute I/O: typed reads, errors naming the file, write + re-read, dirs. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the class slices (render, write, read back, prune) and the demotion switch. */
 #include <setjmp.h>
 #include <stdarg.h>

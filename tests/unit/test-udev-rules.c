@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for finding udev rules that online memory: rule lines, whole files, and the directory scan. */
 #include <setjmp.h>
 #include <stdarg.h>

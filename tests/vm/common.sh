@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the bench's host-side scripts: cache layout and the steps that
 # turn the repository into a kernel, an installed project tree and an image.
 # Sourced, not run.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The main job: build what is missing (kernel, guest, project), boot the
 # guest on the nvdimm+hmat-direct topology and show its persistent memory
 # becoming RAM, before and after.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build the pmemram guest image: Debian bookworm + the test kernel's modules +
 # the project's Debian package installed with `apt-get install ./pmemram_*.deb`
 # + the in-guest harness.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Boot the pmemram test kernel and guest in QEMU and run one scenario in it.
 #
 # Usage: tests/vm/run.sh [options] SCENARIO

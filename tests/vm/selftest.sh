@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Show that the bench fails when it should: a failed assertion, a kernel
 # Call Trace with all assertions passing, a hung scenario (with its vCPUs'
 # kernel symbols) and a failure in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The library context: sysfs/procfs/udev root directory handles, caller-installed log function, error path. */
 #include <fcntl.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Whole writes and atomic file replacement: the one way pmemram writes a file it owns. */
 #include <fcntl.h>
 #include <stdio.h>

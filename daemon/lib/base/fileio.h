@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Whole writes and atomic file replacement, for the library and both programs. */
 #pragma once
 

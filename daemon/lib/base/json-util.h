@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small json-c helpers shared by the formatters, the daemon and the CLI (needs json-c headers). */
 #pragma once
 

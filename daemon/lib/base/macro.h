@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small helpers shared by the library, the CLI and the tests: cleanup attributes, TAKE_*. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Enum <-> string tables for the kernel's words (zones, block states, policies) and size formatting. */
 #include <inttypes.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Pure parsers for sysfs text (numbers, range lists, valid_zones, meminfo) and node masks. */
 #include <ctype.h>
 #include <limits.h>

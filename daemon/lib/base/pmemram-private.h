@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal interfaces of libpmemram: logging macros, sysfs attribute I/O, cleanup helpers. */
 #pragma once
 

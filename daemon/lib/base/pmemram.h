@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libpmemram's base and discovery: the context, and memory, NUMA, dax and shuffle state from sysfs. */
 #pragma once
 

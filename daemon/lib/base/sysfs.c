@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sysfs attribute I/O relative to the context's root directory handles (openat-based). */
 #include <fcntl.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* page_alloc.shuffle for the next boot: /etc/kernel/cmdline or a grub drop-in, read, written, update-grub run. */
 #include <fcntl.h>
 #include <signal.h>

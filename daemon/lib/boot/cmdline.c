@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Kernel command line words: split as the kernel splits them, one parameter read, counted or replaced. */
 #include "pmemram-bootparam.h"
 #include "pmemram-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* page_alloc.shuffle in the boot loader's configuration: kernel command line editing, reading and writing it. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The page-shuffle policy of pmemram.conf against the running kernel and the next boot's command line. */
 #pragma once
 

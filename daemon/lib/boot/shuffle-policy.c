@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The page-shuffle policy: what pmemram wants on the kernel command line, and whether it is in force. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Direct-mapped memory-side cache model: slot occupancy and simulated conflict misses, no I/O. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Model of a direct-mapped memory-side cache over a set of resident physical pages, no I/O. */
 #pragma once
 

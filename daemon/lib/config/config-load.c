@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pmemram.conf loader: the main file and pmemram.conf.d drop-ins read through a directory fd (openat). */
 #include <fcntl.h>
 #include <sys/stat.h>

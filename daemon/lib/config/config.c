@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pmemram.conf parser: pure string parsing with file:line:key messages and the checks across files. */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Configuration of pmemramd: pmemram.conf plus pmemram.conf.d drop-ins, parsed from strings or a directory fd. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Who uses pmem: processes mapping or holding open dax devices and pmem disks; mounts, swap, holders. */
 #include <limits.h>
 

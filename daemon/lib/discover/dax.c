@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dax devices from bus/dax/devices/daxX.Y: bound driver (mode), target node, size, align, resource. */
 #include "pmemram-observe.h"
 #include "pmemram-private.h"

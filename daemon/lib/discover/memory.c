@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Memory blocks (devices/system/memory/memoryN): block size, auto-online policy, state, zones, node. */
 #include "pmemram-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NVDIMM namespaces (bus/nd/devices/namespaceX.Y): UUID, region, mode, size, block device; dax device -> namespace. */
 #include <limits.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NUMA nodes: cpu/memory masks, MemTotal, HMAT memory-side caches, access0 performance, memory tiers,
  * the tiering counters of vmstat. */
 #include "pmemram-private.h"

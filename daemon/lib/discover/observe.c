@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reads everything the planner needs into one pmemram_observation: blocks, dax devices, namespaces, users, udev. */
 #include "pmemram-observe.h"
 #include "pmemram-private.h"

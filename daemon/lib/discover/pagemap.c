@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Physical frames of a process's resident pages, from /proc/PID/maps and /proc/PID/pagemap. */
 #include <limits.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Discovery for the planner: namespaces, processes and mounts using pmem, udev rules; pure parsers beside. */
 #pragma once
 

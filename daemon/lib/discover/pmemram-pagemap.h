@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Physical frames behind a process's resident memory: /proc/PID/maps and /proc/PID/pagemap. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Page allocator shuffling: effective state from kernel/mm/shuffle/ or the raw page_alloc.shuffle. */
 #include "pmemram-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* udev rules that online hot-added memory (ATTR{state}="online..."): pure line/file parser and the directory scan. */
 #include <fnmatch.h>
 #include <sys/stat.h>

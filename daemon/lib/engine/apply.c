@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The applier: runs planned actions through an ops table and sysfs, verifying each by re-reading. */
 #include <limits.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libdaxctl through dlopen(): see daxctl-load.h. */
 #include <dlfcn.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libdaxctl, loaded when the first device operation needs it. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The devices release gave back, as pmemramd keeps them in its runtime directory. */
 #include <limits.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Plan output for pmemramctl and the daemon's status: one-line action descriptions, human text, JSON. */
 #include <json-c/json.h>
 

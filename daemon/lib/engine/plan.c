@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The planner: turns (configuration, observed state) into ordered actions and per-device verdicts, without I/O. */
 #include <inttypes.h>
 #include <limits.h>

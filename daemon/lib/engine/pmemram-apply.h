@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The applier: performs a plan's actions in order, re-reads after each, stops at the first failure. */
 #pragma once
 

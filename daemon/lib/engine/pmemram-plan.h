@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The planner: (configuration, observed system) -> ordered actions and per-device verdicts, no I/O. */
 #pragma once
 

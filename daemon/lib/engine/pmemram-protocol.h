@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The pmemramd control socket: where it is and what travels over it. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reconcile: observe, plan, apply per device, and plan again until the system is as configured. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Release: give a kmem device's memory back (offline its blocks, unbind kmem, bind device_dax) or put it all back. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reconcile: rounds of observe, plan, apply-per-device, until the system is as configured. */
 #include <time.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Release report output for pmemramctl and pmemramd: human text with runs of blocks folded, and JSON. */
 #include <json-c/json.h>
 

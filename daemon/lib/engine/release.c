@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Release: offline a kmem device's blocks, unbind kmem, bind device_dax; undo it all when a step fails. */
 #include <limits.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes: a class's NUMA nodes from the topology and the dax devices, pure (no I/O). */
 #include <stdarg.h>
 

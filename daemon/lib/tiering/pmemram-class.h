@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes against the machine: which NUMA nodes a class of pmemram.conf stands for now. */
 #pragma once
 

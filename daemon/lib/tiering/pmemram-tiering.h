@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes on the system: their systemd slices and the kernel's demotion switch. */
 #pragma once
 

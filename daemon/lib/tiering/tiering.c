@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes on the system: systemd slice files per class, and the kernel's demotion switch. */
 #include <dirent.h>
 #include <fcntl.h>

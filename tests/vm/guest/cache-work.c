@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Workloads for the conflict-rate benchmark (tests/bench/conflict-bench.sh), run in the guest under
  * numactl so their memory comes from the node behind the memory-side cache.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dax-map: map a device-dax character device and keep it mapped until killed, so a scenario can
  * check that pmemram refuses a device some process uses; with BYTES 0, only hold it open (as a
  * program that maps it later would).  Usage: dax-map /dev/daxX.Y [BYTES] */

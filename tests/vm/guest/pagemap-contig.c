@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pagemap-contig: how physically ordered is a fresh anonymous buffer?
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pin-pages: fault in MIB MiB of anonymous memory, then splice one page of every STRIDE into pipes
  * that nobody reads, and keep them there until killed.  Each spliced page carries an extra
  * reference, which the kernel's migration cannot account for: a memory block holding one will not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Memory figures of one process, for tests/bench/tier-bench.sh: run it inside a tiering class
  * (pmemramctl run --class NAME -- tier-bench MIB) and it reports where its buffer landed and how fast

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Conflicts in node 1's direct-mapped memory-side cache, as pmemramctl
 # cache-report models them for a buffer of 3x and of 0.75x the cache: on a
 # fresh allocator, then after aging it with a churn workload.  Guest half of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark scenario (tests/bench/online-bench.sh reads its "# BENCH" lines; run.sh needs
 # --maxmem 24G): a 16 GiB NVDIMM hot-added after boot, 125 blocks of 128 MiB, brought online as
 # Movable RAM the three ways of bench-online.sh, BENCH_TRIALS times each, per block; then

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark scenario (tests/bench/online-bench.sh reads its "# BENCH" lines):
 # the time to bring the NVDIMM's devdax device online as Movable RAM three
 # ways, BENCH_TRIALS times each, in turns:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Guest half of tests/bench/shuffle-bench.sh: figures for one boot, printed
 # as "# BENCH key=value" lines.  Run once with shuffling on and once off.
 #   BENCH_ROUNDS  fault-in repetitions per variant (default 5)

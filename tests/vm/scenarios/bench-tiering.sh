@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Guest half of tests/bench/tier-bench.sh: a pointer chase and a streaming
 # loop (tier-bench) run under pmemramctl run in the classes "premium" (dram)
 # and "economy" (pmem: the NVDIMM onlined on node 2), TRIALS times each,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The demo: show the machine before and after its persistent memory becomes
 # RAM.  The readable report goes to $PMEMRAM_OUT/report.txt, which the host
 # prints; the TAP stream checks that the report shows what it claims.

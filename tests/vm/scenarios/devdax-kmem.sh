@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The seed behaviour on the 6.1 kernel, driven by the real ndctl and daxctl:
 # an NVDIMM namespace becomes a dax device, then System RAM on its own node,
 # then goes back to devdax and gives the memory back.

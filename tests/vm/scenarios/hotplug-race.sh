@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Memory blocks that come and go under pmemramd and a reader.  A large
 # NVDIMM, hot-added and made a devdax namespace that no claim names, is
 # turned into System RAM and back by daxctl, round after round, as an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The mm-shuffle KUnit suite (kernel/patches, built in) ran at boot, every
 # case passed and none is missing.  The host fails any run whose kernel log
 # has a KTAP "not ok"; this scenario checks the counts.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The seed cover letter's path, by hand: memmap=nn!ss declares legacy
 # persistent memory, ndctl turns it into a dax device, kmem is bound through
 # the dax bus's new_id/bind files and the blocks are onlined by writing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # TAP helpers and system probes for scenarios running inside the guest.
 # Sourced by each scenario; stdout is the TAP stream, stderr the log.
 

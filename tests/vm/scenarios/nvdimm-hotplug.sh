@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Persistent memory that arrives after boot: the host hot-adds an NVDIMM
 # through the QEMU monitor (host_request nvdimm-add, served by run.sh), the
 # kernel learns of it through the NFIT hotplug notification, and the real

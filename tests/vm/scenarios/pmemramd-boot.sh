@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Boot with a devdax namespace claimed by UUID: pmemramd (enabled, started by
 # systemd before sysinit.target) has the memory online as Movable before
 # multi-user.target, and daxctl, a client we did not write, agrees with

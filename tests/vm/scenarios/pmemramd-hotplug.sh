@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A second NVDIMM hot-added through the QEMU monitor while pmemramd is not
 # running: the dax device's add uevent starts pmemramd (60-pmemram.rules),
 # which onlines the claimed region's memory as Movable.  Also the time from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pmemramd under the guest's systemd: claims by namespace UUID, what it leaves
 # alone and what it refuses (unclaimed, fsdax, mapped by a process), claiming
 # by reload, a malformed reload, release/reclaim, and restarts at any point of

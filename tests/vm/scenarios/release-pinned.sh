@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What pmemramd must not take and cannot give back.  A devdax device that a
 # program holds open without mapping it (programs open first and map later)
 # is refused when a claim appears, naming the program.  Then, once it is RAM,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where a fresh 256 MiB anonymous buffer lands physically, with and without
 # page allocator shuffling: on the memory-only node 1 at boot, and on node 2
 # after its NVDIMM is hot-added through kmem.  Neighbouring 4 MiB pieces are

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The shuffle policy across boots, with /etc/kernel/cmdline as the boot
 # loader's configuration: the host boots the next kernel with exactly what
 # the guest's /etc/kernel/cmdline says (run.sh's out/next-cmdline).

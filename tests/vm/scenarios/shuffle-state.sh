@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The page allocator shuffle decision as the patched kernel reports it, for
 # one topology and command line.  Expectations come from the scenario list:
 #   EXPECT_ENABLED  1 or 0

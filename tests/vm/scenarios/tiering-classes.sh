@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tiering classes under the real pmemramd and systemd: the NVDIMM's memory is
 # onlined on node 2 through a claim; the class "economy" (nodes = pmem) gets
 # a slice with AllowedMemoryNodes=2, "premium" (nodes = dram) one with 0-1.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reading valid_zones while memory blocks are being added.  The kernel makes
 # a hot-added block's sysfs directory (and sends its "add" uevent) before it
 # links the block to its node; 6.1 without the series' memory-block patch

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # (Runs with scenarios/ as its working directory.)
 # Harness self-test: one of two assertions fails.  The host must FAIL the run
 # and name the failed assertion.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # (Runs with scenarios/ as its working directory.)
 # Harness self-test: two boots; an assertion of the first fails, the second
 # passes all of its own.  The host must FAIL the run, naming the first boot.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Harness self-test: the scenario never finishes.  The host must kill the
 # guest at its timeout and FAIL the run.
 set -u

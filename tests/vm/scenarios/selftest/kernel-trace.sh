@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Harness self-test: every assertion passes, but the kernel prints a Call
 # Trace (SysRq 'l' backtraces all CPUs).  The host must FAIL the run.
 set -u
