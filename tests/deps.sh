@@ -19,6 +19,8 @@ packages=(
 	# node_exporter serves it there, fetched with curl
 	prometheus-node-exporter
 	curl
+	# clang-format-14 and git-clang-format-14 (tests/format-check.sh)
+	clang-format-14
 	# kernel build
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git

@@ -5,7 +5,9 @@
 # VM scenario in tests/vm/scenarios.list.
 #
 # Usage: tests/run-all.sh [--unit-only | --vm-only] [SCENARIO-RUN-NAME...]
-# The unit part also runs the fuzz targets (tests/fuzz/run.sh) for 30 s each.
+# The unit part also runs the fuzz targets (tests/fuzz/run.sh) for 30 s each,
+# and tests/format-check.sh: the C lines changed since .clang-format came
+# follow it, and every source file has its SPDX line.
 # Ends with "N passed, N failed" counting every unit test and scenario.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/vm/common.sh"
@@ -98,6 +100,11 @@ vg_daemon_and_changes() {
 }
 
 if [ "$unit" = 1 ]; then
+	# Format and SPDX lines, on the work tree itself (the format check needs
+	# its history): one test each.
+	s=$(date +%s)
+	add_counts "format and SPDX checks" "$("$repo/tests/format-check.sh" || true)"
+	timing "format and SPDX checks" $(($(date +%s) - s))
 	unit_check gcc gcc
 	# The metrics and NFD files against promtool, node_exporter and NFD's rules, from the gcc
 	# build that make check just made: one test each.
