@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's state for others: the Prometheus textfile and the NFD feature file, after every
  * reconcile and on a timer; what a reconcile saw is kept here, the observation is not. */
 #include <syslog.h>

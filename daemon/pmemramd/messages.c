@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's journal events: the table of MESSAGE_IDs, priorities and fields (see messages.h). */
 #include <syslog.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's journal events: one MESSAGE_ID and one priority per kind of event (systemd/pmemram.catalog). */
 #pragma once
 

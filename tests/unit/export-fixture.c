@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state behind the export formatters' tests and the sample program, as pmemramd would gather it. */
 #include "export-fixture.h"
 

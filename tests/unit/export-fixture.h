@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One machine's state for the export formatters' tests and the sample program: the QEMU bench's
  * HMAT topology (node 0 CPUs and DRAM, node 1 behind a direct-mapped cache, node 2 pmem). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Writes the export fixture as pmemramd would: metrics to argv[1], the NFD feature file to argv[2]
  * (expiring in an hour), each atomically; for tests/unit/metrics-scrape.sh. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The files pmemramd writes for others, checked by the programs that read them: the Prometheus
 # text by promtool and by a real node_exporter's textfile collector (on 127.0.0.1, a free port),
 # the node-feature-discovery file against NFD's and Kubernetes' rules.  Both the export fixture

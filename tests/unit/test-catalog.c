@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's event table against its sources, systemd/pmemram.catalog and the man page; journalctl on the catalog. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test-completion: pmemramctl's bash completion against a fake sysfs, procfs and configuration (TAP).
 #
 # Runs every check with the completion alone, then again with bash-completion loaded when

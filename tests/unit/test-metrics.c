@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the Prometheus text of pmemramd's state: the exact output, escaping, what is left out. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the node-feature-discovery feature file: the exact output, Kubernetes' label rules, the size limit. */
 #include <setjmp.h>
 #include <stdarg.h>

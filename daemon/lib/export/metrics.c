@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Prometheus text format of pmemramd's state: counts, per-node memory, caches, tiers, classes. */
 #include <inttypes.h>
 

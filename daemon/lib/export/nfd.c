@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The node-feature-discovery feature file: labels checked against Kubernetes' rules, size bounded. */
 #include <inttypes.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pmemramd's state as Prometheus text for node_exporter's textfile collector: pure, over plain structs. */
 #pragma once
 

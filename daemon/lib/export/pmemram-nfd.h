@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Kubernetes node-feature-discovery labels from pmemramd: a feature file of NFD's local source. */
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pmemram's journal catalog in the guest: make install put it where
 # journalctl reads catalogs, journalctl --update-catalog takes it, and
 # journalctl -x explains the notices of a claimed devdax namespace coming
