@@ -272,7 +272,8 @@ int manager_run(struct manager *m)
 
 	r = manager_export_start(m);
 	if (r < 0) {
-		mevent(m, MANAGER_EVENT_EXPORT_FAILED, "cannot schedule the metrics and node features: %s", strerror(-r));
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot schedule the metrics and node features: %s",
+		       strerror(-r));
 		return r;
 	}
 
