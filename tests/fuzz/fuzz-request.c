@@ -22,16 +22,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- the manager, as far as server.c sees it ---- */
 
-void manager_log(struct manager *m, int priority, const char *const *fields, const char *format, ...)
+/* What server.c logs, from a client's bytes or not, must be printable. */
+static void check_line(const char *format, va_list args)
 {
 	char line[1024];
+
+	(void)vsnprintf(line, sizeof(line), format, args);
+	if (!pmemram_name_is_printable(line))
+		abort();
+}
+
+void manager_log(struct manager *m, int priority, const char *const *fields, const char *format, ...)
+{
 	va_list args;
 
 	va_start(args, format);
-	(void)vsnprintf(line, sizeof(line), format, args);
+	check_line(format, args);
 	va_end(args);
-	if (!pmemram_name_is_printable(line))
+}
+
+void manager_event(struct manager *m, enum manager_event e, const char *const *fields, const char *format, ...)
+{
+	va_list args;
+
+	if (e < 0 || e >= _MANAGER_EVENT_MAX)
 		abort();
+	va_start(args, format);
+	check_line(format, args);
+	va_end(args);
 }
 
 int manager_load_config(struct manager *m, bool initial)
