@@ -23,7 +23,7 @@ ok "the catalog database lists device-online" \
 must "initialise the label area" init_labels
 mkdir -p /etc/pmemram
 printf '[claim "cat"]\nmatch = uuid:%s\n' "$uuid" >/etc/pmemram/pmemram.conf
-must "start pmemramd" systemctl start pmemramd.service
+must "(re)start pmemramd on the configuration" systemctl restart pmemramd.service
 D=$(mkns nsCat devdax 256M "$uuid") || bail "cannot create the claimed namespace"
 n=$(dev_blocks "$D" | grep -c .)
 note "claimed $D: $n blocks"
