@@ -67,10 +67,16 @@ static int release_local(const char *device, bool json, bool dry_run)
 
 static int device_command(const struct ctl_globals *g, int argc, char **argv, bool release)
 {
+	/* reclaim has no --dry-run: with it in reclaim's table, getopt_long() would accept it. */
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{},
+	};
+	static const struct option reclaim_options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
 		{},
 	};
 	const char *command = release ? "release" : "reclaim";
@@ -79,7 +85,7 @@ static int device_command(const struct ctl_globals *g, int argc, char **argv, bo
 	int c, r;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, release ? "hjn" : "hj", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, release ? "hjn" : "hj", release ? options : reclaim_options, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
 			if (release)

@@ -199,22 +199,25 @@ static void test_usage(void **state)
 {
 	const char *root = ENV(state)->root;
 	struct {
-		const char *a, *b;
+		const char *a, *b, *c;
 		int status;
 		const char *needle;
 	} cases[] = {
-		{ NULL, NULL, 64, "missing command" },
-		{ "frobnicate", NULL, 64, "unknown command 'frobnicate'" },
-		{ "--bogus", "status", 64, "unrecognized option '--bogus'" },
-		{ "status", "-x", 64, "invalid option -- 'x'" },
-		{ "status", "extra", 64, "unexpected argument 'extra'" },
-		{ "--help", NULL, 0, "Usage: pmemramctl" },
-		{ "status", "--help", 0, "Usage: pmemramctl status" },
-		{ "--version", NULL, 0, "pmemramctl " PACKAGE_VERSION },
+		{ NULL, NULL, NULL, 64, "missing command" },
+		{ "frobnicate", NULL, NULL, 64, "unknown command 'frobnicate'" },
+		{ "--bogus", "status", NULL, 64, "unrecognized option '--bogus'" },
+		{ "status", "-x", NULL, 64, "invalid option -- 'x'" },
+		{ "status", "extra", NULL, 64, "unexpected argument 'extra'" },
+		{ "--help", NULL, NULL, 0, "Usage: pmemramctl" },
+		{ "status", "--help", NULL, 0, "Usage: pmemramctl status" },
+		{ "--version", NULL, NULL, 0, "pmemramctl " PACKAGE_VERSION },
+		/* --dry-run is release's: reclaim must not take it for a release */
+		{ "reclaim", "--dry-run", "dax0.0", 64, "unrecognized option '--dry-run'" },
+		{ "reclaim", "-n", "dax0.0", 64, "invalid option -- 'n'" },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-		_cleanup_(freep) struct run *run = run_ctl(root, cases[i].a, cases[i].b, NULL);
+		_cleanup_(freep) struct run *run = run_ctl(root, cases[i].a, cases[i].b, cases[i].c, NULL);
 
 		assert_int_equal(run->status, cases[i].status);
 		assert_non_null(strstr(cases[i].status ? run->err : run->out, cases[i].needle));
