@@ -172,6 +172,39 @@ static void test_resolve_kmem_cpu_node(void **state)
 	assert_resolves(&m, PMEMRAM_CLASS_NODES_DRAM, NULL, &kmem, "0");
 }
 
+/* escapes(machine, class nodes, kmem) formatted: the slow nodes demotion may take the class's pages to. */
+static void assert_escape(const struct machine *m, const char *class_nodes, const struct pmemram_nodemask *kmem,
+			  const char *want)
+{
+	struct pmemram_nodemask c, got;
+	char buf[64];
+
+	assert_int_equal(pmemram_parse_range_list(class_nodes, &c), 0);
+	memset(&got, 0xa5, sizeof(got));
+	pmemram_class_demotion_escape(&c, &m->t, kmem, &got);
+	assert_int_equal(pmemram_nodemask_format(&got, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+}
+
+/* Demotion may move a DRAM-only class's pages to the pmem node; a class with it, or only of it, is safe. */
+static void test_demotion_escape(void **state)
+{
+	struct pmemram_nodemask kmem = qemu_kmem(), none = {};
+	struct machine m;
+
+	qemu_machine(&m);
+	assert_escape(&m, "0-1", &kmem, "2");
+	assert_escape(&m, "0", &kmem, "2");
+	assert_escape(&m, "0,2", &kmem, "");
+	assert_escape(&m, "2", &kmem, "");
+	/* before any device is in kmem nothing is slow */
+	assert_escape(&m, "0-1", &none, "");
+	/* two slow nodes, the class allows one of them */
+	add_node(&m, 3, false, true, 100, 1024);
+	pmemram_nodemask_set(&kmem, 3);
+	assert_escape(&m, "0,3", &kmem, "2");
+}
+
 static void test_resolve_ties(void **state)
 {
 	struct machine m = {};
@@ -296,17 +329,21 @@ static void test_nodemask_format(void **state)
 
 int main(void)
 {
+	/* One test a line: clang-format 14 would pack this list into columns. */
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kmem_nodes),
 		cmocka_unit_test(test_resolve_qemu),
 		cmocka_unit_test(test_resolve_empty_pmem),
 		cmocka_unit_test(test_resolve_kmem_cpu_node),
+		cmocka_unit_test(test_demotion_escape),
 		cmocka_unit_test(test_resolve_ties),
 		cmocka_unit_test(test_resolve_no_hmat),
 		cmocka_unit_test(test_resolve_list_missing),
 		cmocka_unit_test(test_resolve_invalid),
 		cmocka_unit_test(test_nodemask_format),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

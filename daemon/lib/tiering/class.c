@@ -17,6 +17,25 @@ void pmemram_kmem_nodes(const struct pmemram_dax_list *dax, struct pmemram_nodem
 	*ret = m;
 }
 
+void pmemram_class_demotion_escape(const struct pmemram_nodemask *class_nodes, const struct pmemram_topology *t,
+				   const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret)
+{
+	const struct pmemram_class pmem = { .nodes = PMEMRAM_CLASS_NODES_PMEM };
+	struct pmemram_nodemask slow = {}, m = {};
+	bool fast = false;
+
+	if (!ret)
+		return;
+	if (class_nodes && t && pmemram_class_resolve(&pmem, t, kmem_nodes, &slow, NULL, 0) >= 0) {
+		PMEMRAM_NODEMASK_FOREACH(n, class_nodes)
+			fast = fast || !pmemram_nodemask_test(&slow, (unsigned)n);
+		PMEMRAM_NODEMASK_FOREACH(n, &slow)
+			if (fast && !pmemram_nodemask_test(class_nodes, (unsigned)n))
+				pmemram_nodemask_set(&m, (unsigned)n);
+	}
+	*ret = m;
+}
+
 /* Fill why with one sentence and return r (negative). */
 _printf_(4, 5) static int explain(char *why, size_t why_size, int r, const char *format, ...)
 {

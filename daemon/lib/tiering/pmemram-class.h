@@ -28,3 +28,14 @@ void pmemram_kmem_nodes(const struct pmemram_dax_list *dax, struct pmemram_nodem
 int pmemram_class_resolve(const struct pmemram_class *c, const struct pmemram_topology *t,
 			  const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret, char *why,
 			  size_t why_size);
+
+/*
+ * The slow nodes that the kernel's demotion may move a class's pages to although the class's slice
+ * excludes them: reclaim-based demotion does not respect cpuset.mems up to Linux 6.15, so with
+ * demotion on, a page of a unit whose slice allows only DRAM nodes can be demoted to a pmem node.
+ * The result is the pmem nodes (as pmemram_class_resolve() finds them) outside class_nodes when
+ * class_nodes has a node that is not pmem, and empty otherwise (a class that allows every slow
+ * node, or has only slow nodes, loses nothing to demotion).
+ */
+void pmemram_class_demotion_escape(const struct pmemram_nodemask *class_nodes, const struct pmemram_topology *t,
+				   const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret);
