@@ -28,6 +28,7 @@ struct class_view {
 	struct pmemram_nodemask mask;
 	char slice[PMEMRAM_CLASS_NAME_MAX + 16];
 	char slice_nodes[128]; /* AllowedMemoryNodes= of its slice file, "" when there is none */
+	char demotion_escape[128]; /* with demotion on, the slow nodes outside the class it may demote to */
 };
 
 /* Everything both commands need: the configuration, and the nodes of each class now. */
@@ -67,7 +68,7 @@ static const char *env_or(const char *name, const char *fallback)
 static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes *s)
 {
 	_cleanup_(closep) int slice_fd = -1;
-	bool configured;
+	bool configured, demotion = false;
 	int r;
 
 	r = ctl_load_config(dir, true, &s->config, &configured);
@@ -80,6 +81,10 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 	if (r < 0)
 		return ctl_read_failed(ctx, "dax devices", r);
 	pmemram_kmem_nodes(s->dax, &s->kmem);
+	r = pmemram_demotion_read(ctx, &demotion);
+	if (r < 0 && r != -ENOENT)
+		return ctl_read_failed(ctx, "the demotion switch", r);
+	demotion = r >= 0 && demotion;
 
 	s->views = calloc(s->config->n_classes ? s->config->n_classes : 1, sizeof(*s->views));
 	if (!s->views)
@@ -100,6 +105,12 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 			v->r = pmemram_nodemask_format(&v->mask, v->nodes, sizeof(v->nodes));
 		if (v->r < 0 && !v->why[0])
 			snprintf(v->why, sizeof(v->why), "%s", strerror(-v->r));
+		if (v->r >= 0 && demotion) {
+			struct pmemram_nodemask escape;
+
+			pmemram_class_demotion_escape(&v->mask, s->topology, &s->kmem, &escape);
+			(void)pmemram_nodemask_format(&escape, v->demotion_escape, sizeof(v->demotion_escape));
+		}
 		(void)pmemram_slice_name(v->c->name, v->slice, sizeof(v->slice));
 		if (slice_fd < 0 || pmemram_slice_read_nodes(slice_fd, v->c->name, v->slice_nodes,
 							     sizeof(v->slice_nodes)) <= 0)
@@ -190,6 +201,8 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	ok = ok && json_add_string_or_null(o, "error", v->r < 0 ? v->why : NULL);
 	ok = ok && json_add(o, "slice", json_object_new_string(v->slice));
 	ok = ok && json_add_string_or_null(o, "slice_nodes", v->slice_nodes[0] ? v->slice_nodes : NULL);
+	ok = ok &&
+	     json_add_string_or_null(o, "demotion_escape_nodes", v->demotion_escape[0] ? v->demotion_escape : NULL);
 	for (size_t i = 0; ok && i < n_units; i++)
 		ok = json_append(u, json_object_new_string(units[i]));
 	for (size_t i = 0; ok && i < n_pids; i++)
@@ -218,6 +231,12 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 		       v->r >= 0 && !streq(v->slice_nodes, v->nodes) ? " (pmemramd has not caught up)" : "");
 	else
 		printf("             %s: not written (pmemramd writes it once the class resolves)\n", v->slice);
+	if (v->demotion_escape[0])
+		printf("             CONFLICT: demotion is on, and the kernel may demote this class's pages to node%s %s\n"
+		       "             outside its slice (cpuset.mems is not respected by demotion up to Linux 6.15):\n"
+		       "             set demotion = off, or protect the slice's memory (MemoryLow=)\n",
+		       strchr(v->demotion_escape, ',') || strchr(v->demotion_escape, '-') ? "s" : "",
+		       v->demotion_escape);
 	printf("             units:");
 	for (size_t i = 0; i < n_units; i++)
 		printf(" %s", units[i]);

@@ -148,7 +148,30 @@ static void test_ctl_classes(void **state)
 	assert_null(json_at(j, "classes.1.slice_nodes"));
 	assert_string_equal(json_string_at(j, "classes.2.nodes"), "0-1");
 	assert_string_equal(json_string_at(j, "classes.2.mode"), "preferred");
+	assert_null(json_at(j, "classes.2.demotion_escape_nodes")); /* no demotion switch: no conflict */
 	json_object_put(j);
+	free(TAKE_PTR(run));
+
+	/* Demotion on: the DRAM-only classes may lose pages to the pmem node 2, economy cannot. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "kernel/mm/numa/demotion_enabled", "true\n"), 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "classes.0.demotion_escape_nodes"), "2");
+	assert_null(json_at(j, "classes.1.demotion_escape_nodes"));
+	assert_string_equal(json_string_at(j, "classes.2.demotion_escape_nodes"), "2");
+	json_object_put(j);
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(
+		strstr(run->out, "CONFLICT: demotion is on, and the kernel may demote this class's pages to node 2\n"));
+	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "kernel/mm/numa/demotion_enabled", "false\n"), 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 0);
+	assert_null(strstr(run->out, "CONFLICT"));
 	free(TAKE_PTR(run));
 
 	/* run: the policy is the process's (numa_maps shows it), and so is PMEMRAM_CLASS. */
