@@ -66,6 +66,25 @@ static void class_log(struct manager *m, enum manager_event e, const char *class
 		manager_event(m, e, fields, "class %s: %s", class, msg);
 }
 
+/* With demotion on, the slow nodes demotion may take the class's pages to: logged when that changes. */
+static void check_demotion(struct manager *m, const struct pmemram_class *c, const struct pmemram_topology *t,
+			   const struct pmemram_nodemask *kmem, const struct pmemram_nodemask *mask,
+			   struct manager_class *st)
+{
+	struct pmemram_nodemask escape = {};
+	char nodes[sizeof(st->demotion_escape)] = "";
+
+	if (m->demotion == 1)
+		pmemram_class_demotion_escape(mask, t, kmem, &escape);
+	(void)pmemram_nodemask_format(&escape, nodes, sizeof(nodes));
+	if (nodes[0] && !streq(nodes, st->demotion_escape))
+		class_log(m, MANAGER_EVENT_CLASS_DEMOTION_CONFLICT, c->name,
+			  "demotion is on, and the kernel may demote pages of this class's units to node(s) %s, "
+			  "outside nodes %s of its slice; set demotion = off, or protect the slice's memory (MemoryLow=)",
+			  nodes, st->nodes);
+	snprintf(st->demotion_escape, sizeof(st->demotion_escape), "%s", nodes);
+}
+
 /* One class: resolve, and write its slice when that changes it; *changed set when it did. */
 static void apply_class(struct manager *m, int dir_fd, const struct pmemram_class *c, const struct pmemram_topology *t,
 			const struct pmemram_nodemask *kmem, struct manager_class *st, bool *changed)
@@ -93,6 +112,7 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 		return;
 	}
 	st->error[0] = '\0';
+	check_demotion(m, c, t, kmem, &mask, st);
 
 	r = pmemram_slice_render(c, st->nodes, pmemram_config_origin_to_string(m->config, c->defined, origin,
 									       sizeof(origin)),

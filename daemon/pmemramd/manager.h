@@ -27,6 +27,7 @@ struct manager_class {
 	char name[PMEMRAM_CLASS_NAME_MAX];
 	char nodes[128];  /* resolved, "" when it could not be */
 	char error[256];  /* why not, "" when its slice is as resolved */
+	char demotion_escape[128]; /* with demotion on, slow nodes outside the class it may demote to */
 };
 
 struct manager {

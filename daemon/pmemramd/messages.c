@@ -51,6 +51,8 @@ const struct manager_event_info manager_events[_MANAGER_EVENT_MAX] = {
 					     "PMEMRAM_CLASS" },
 	[MANAGER_EVENT_CLASS_SLICES_FAILED] = { "class-slices-failed", "2172e7ff9fcd45e584990a3baa576828", LOG_ERR,
 						"PMEMRAM_CLASS" },
+	[MANAGER_EVENT_CLASS_DEMOTION_CONFLICT] = { "class-demotion-conflict", "fa252bbf9c5747bb8b9f7d0f2730832d",
+						    LOG_WARNING, "PMEMRAM_CLASS" },
 	[MANAGER_EVENT_DEMOTION_UNSUPPORTED] = { "demotion-unsupported", "6ab2b0a771d5434aad7f6f0794f0b246",
 						 LOG_WARNING, "" },
 	[MANAGER_EVENT_DEMOTION_FAILED] = { "demotion-failed", "cc78ed4af0254ea1bb93b3a318981a2d", LOG_ERR, "" },
@@ -59,7 +61,7 @@ const struct manager_event_info manager_events[_MANAGER_EVENT_MAX] = {
 	[MANAGER_EVENT_ACCEPT_PAUSED] = { "accept-paused", "2c29cdc608684379ac8b4ce0b00d95b4", LOG_WARNING, "" },
 	[MANAGER_EVENT_EXPORT_FAILED] = { "export-failed", "b3b7a1caf9ad4acc996e31955096f03d", LOG_WARNING, "" },
 	[MANAGER_EVENT_NFD_LABELS_DROPPED] = { "nfd-labels-dropped", "173df80899c14722a29043bd162ea30a", LOG_WARNING,
-						"" },
+					       "" },
 	[MANAGER_EVENT_LIBRARY_ERROR] = { "library-error", "bdce680769f34c23a9610922fc088706", LOG_ERR,
 					  "CODE_FILE CODE_LINE CODE_FUNC" },
 };
