@@ -6,13 +6,14 @@
 # A unit in each slice and a process started with pmemramctl run have their
 # anonymous memory only on their class's nodes (/proc/PID/numa_maps).  A
 # class naming a node that does not exist is an error that changes nothing,
-# and demotion = on turns the kernel's demotion on.  A second NVDIMM
+# and demotion = on turns the kernel's demotion on, which makes premium a
+# conflict (demotion may move its pages to node 2).  A second NVDIMM
 # hot-added on node 3 (topology nvdimm+spare-node) extends the economy slice
 # to 2-3 while its unit keeps running.
 set -u
 . ./lib.sh
 
-plan 27
+plan 29
 work=/usr/lib/pmemram-test/cache-work
 tmp=$(mktemp -d)
 
@@ -83,6 +84,12 @@ is "status: pmemramd's classes carry no error" \
 	"economy:2:null premium:0-1:null"
 is "demotion = on turned the kernel's demotion on" "$(cat /sys/kernel/mm/numa/demotion_enabled)" true
 is "status reports it" "$(pmemramctl status --json | jq -r .daemon.daemon.demotion_enabled)" true
+# Demotion ignores cpuset.mems on 6.1: premium (DRAM) may lose pages to node 2, economy cannot.
+is "classes: premium's pages may be demoted to node 2" \
+	"$(pmemramctl classes --json | jq -r '[.classes[] | "\(.class)=\(.demotion_escape_nodes)"] | join(" ")')" \
+	"economy=null premium=2"
+ok "pmemramd journals the conflict for premium" wait_for 10 \
+	'journalctl -b -u pmemramd MESSAGE_ID=fa252bbf9c5747bb8b9f7d0f2730832d PMEMRAM_CLASS=premium -o cat | grep -q "node(s) 2"'
 
 # A unit in each class's slice.
 epid=$(unit_work econ-work pmemram-economy.slice 64) || bail "the economy unit did not start"
