@@ -322,10 +322,7 @@ static void write_nfd(struct manager *m, const struct reading *rd)
 	/* Slow nodes are those of the class "pmem": memory from kmem, no CPUs. */
 	if (rd->topology && e->known)
 		(void)pmemram_class_resolve(&pmem, rd->topology, &e->kmem_nodes, &n.slow_nodes, NULL, 0);
-	for (size_t i = 0; rd->topology && i < rd->topology->n_nodes; i++)
-		for (size_t k = 0; k < rd->topology->nodes[i].n_caches; k++)
-			if (rd->topology->nodes[i].caches[k].indexing == PMEMRAM_CACHE_DIRECT_MAPPED)
-				pmemram_nodemask_set(&n.direct_mapped_nodes, (unsigned)rd->topology->nodes[i].id);
+	pmemram_topology_direct_mapped_nodes(rd->topology, &n.direct_mapped_nodes);
 	r = pmemram_nfd_format(&n, &text, &len, &dropped);
 	if (r >= 0 && dropped.n != e->nfd_dropped && dropped.n > 0)
 		mevent(m, MANAGER_EVENT_NFD_LABELS_DROPPED, "%s: %zu labels left out, first %s: not a valid Kubernetes label or past %d bytes",

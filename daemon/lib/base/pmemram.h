@@ -276,6 +276,8 @@ int pmemram_parse_vmstat_line(const char *line, struct pmemram_vmstat_counter *r
 int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max);
 struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t);
 const struct pmemram_node *pmemram_topology_find_node(const struct pmemram_topology *t, int id);
+/* The nodes with a direct-mapped memory-side cache (HMAT) in front of their memory; t may be NULL. */
+void pmemram_topology_direct_mapped_nodes(const struct pmemram_topology *t, struct pmemram_nodemask *ret);
 
 /* ---- page allocator shuffling -------------------------------------------- */
 

@@ -58,11 +58,10 @@ static void set_param(char *buf, size_t size, bool present, const char *value)
 
 static bool any_direct_mapped(const struct pmemram_topology *t)
 {
-	for (size_t i = 0; t && i < t->n_nodes; i++)
-		for (size_t k = 0; k < t->nodes[i].n_caches; k++)
-			if (t->nodes[i].caches[k].indexing == PMEMRAM_CACHE_DIRECT_MAPPED)
-				return true;
-	return false;
+	struct pmemram_nodemask m;
+
+	pmemram_topology_direct_mapped_nodes(t, &m);
+	return pmemram_nodemask_weight(&m) > 0;
 }
 
 /* Whether the running kernel shuffles as want ("1"/"0") says; false when it cannot tell. */

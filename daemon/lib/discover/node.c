@@ -179,6 +179,17 @@ static bool node_gone(struct pmemram_ctx *ctx, int id)
 	return path_printf(path, sizeof(path), NODE_DIR "/node%d", id) >= 0 && sysfs_exists(ctx, path) == 0;
 }
 
+void pmemram_topology_direct_mapped_nodes(const struct pmemram_topology *t, struct pmemram_nodemask *ret)
+{
+	struct pmemram_nodemask m = {};
+
+	for (size_t i = 0; t && i < t->n_nodes; i++)
+		for (size_t k = 0; k < t->nodes[i].n_caches; k++)
+			if (t->nodes[i].caches[k].indexing == PMEMRAM_CACHE_DIRECT_MAPPED)
+				pmemram_nodemask_set(&m, (unsigned)t->nodes[i].id);
+	*ret = m;
+}
+
 struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t)
 {
 	if (!t)
