@@ -306,7 +306,6 @@ static void write_metrics(struct manager *m, const struct reading *rd)
 static void write_nfd(struct manager *m, const struct reading *rd)
 {
 	struct manager_export *e = m->export;
-	struct pmemram_class pmem = { .nodes = PMEMRAM_CLASS_NODES_PMEM };
 	struct pmemram_nfd n = {
 		.expiry_usec = now_usec(CLOCK_REALTIME) + NFD_EXPIRY_USEC,
 		.kmem_online_bytes = e->kmem_online_bytes,
@@ -319,9 +318,8 @@ static void write_nfd(struct manager *m, const struct reading *rd)
 	size_t len;
 	int r;
 
-	/* Slow nodes are those of the class "pmem": memory from kmem, no CPUs. */
-	if (rd->topology && e->known)
-		(void)pmemram_class_resolve(&pmem, rd->topology, &e->kmem_nodes, &n.slow_nodes, NULL, 0);
+	if (e->known)
+		pmemram_class_slow_nodes(rd->topology, &e->kmem_nodes, &n.slow_nodes);
 	pmemram_topology_direct_mapped_nodes(rd->topology, &n.direct_mapped_nodes);
 	r = pmemram_nfd_format(&n, &text, &len, &dropped);
 	if (r >= 0 && dropped.n != e->nfd_dropped && dropped.n > 0)

@@ -17,16 +17,27 @@ void pmemram_kmem_nodes(const struct pmemram_dax_list *dax, struct pmemram_nodem
 	*ret = m;
 }
 
+void pmemram_class_slow_nodes(const struct pmemram_topology *t, const struct pmemram_nodemask *kmem_nodes,
+			      struct pmemram_nodemask *ret)
+{
+	const struct pmemram_class pmem = { .nodes = PMEMRAM_CLASS_NODES_PMEM };
+	struct pmemram_nodemask m = {};
+
+	if (t)
+		(void)pmemram_class_resolve(&pmem, t, kmem_nodes, &m, NULL, 0); /* pmem cannot fail */
+	*ret = m;
+}
+
 void pmemram_class_demotion_escape(const struct pmemram_nodemask *class_nodes, const struct pmemram_topology *t,
 				   const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret)
 {
-	const struct pmemram_class pmem = { .nodes = PMEMRAM_CLASS_NODES_PMEM };
-	struct pmemram_nodemask slow = {}, m = {};
+	struct pmemram_nodemask slow, m = {};
 	bool fast = false;
 
 	if (!ret)
 		return;
-	if (class_nodes && t && pmemram_class_resolve(&pmem, t, kmem_nodes, &slow, NULL, 0) >= 0) {
+	pmemram_class_slow_nodes(t, kmem_nodes, &slow);
+	if (class_nodes) {
 		PMEMRAM_NODEMASK_FOREACH(n, class_nodes)
 			fast = fast || !pmemram_nodemask_test(&slow, (unsigned)n);
 		PMEMRAM_NODEMASK_FOREACH(n, &slow)

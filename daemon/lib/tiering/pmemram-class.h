@@ -29,6 +29,10 @@ int pmemram_class_resolve(const struct pmemram_class *c, const struct pmemram_to
 			  const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret, char *why,
 			  size_t why_size);
 
+/* The slow nodes: those of nodes = pmem (memory from kmem, no CPU); t may be NULL (none). */
+void pmemram_class_slow_nodes(const struct pmemram_topology *t, const struct pmemram_nodemask *kmem_nodes,
+			      struct pmemram_nodemask *ret);
+
 /*
  * The slow nodes that the kernel's demotion may move a class's pages to although the class's slice
  * excludes them: reclaim-based demotion does not respect cpuset.mems up to Linux 6.15, so with
