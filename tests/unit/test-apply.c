@@ -31,6 +31,8 @@ struct fake {
 	size_t n_script;
 	int device_error; /* returned by disable_devdax/enable_kmem */
 	bool device_lies; /* they return 0 but leave the driver link alone */
+	char knob_at_bind[32];	   /* auto_online_blocks when enable_kmem was called */
+	unsigned long probe_skips; /* a block the kernel fails to online during the bind, 0 none */
 	char calls[16][64];
 	size_t n_calls;
 	size_t progress[16];
@@ -112,9 +114,28 @@ static int fake_disable_devdax(struct pmemram_ctx *ctx, void *userdata, const ch
 	return fake_rebind(ctx, userdata, "disable", device, NULL);
 }
 
+#define AUTO_ONLINE "devices/system/memory/auto_online_blocks"
+
+/* kmem's probe: the kernel onlines the blocks it adds (dax1.0's 41-44) when auto_online_blocks
+ * says so. */
 static int fake_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
 {
-	return fake_rebind(ctx, userdata, "enable", device, "kmem");
+	struct fake *f = userdata;
+	const char *knob = fake_sysfs_read(f->env->root, AUTO_ONLINE);
+	int r;
+
+	snprintf(f->knob_at_bind, sizeof(f->knob_at_bind), "%s", knob ? knob : "");
+	r = fake_rebind(ctx, f, "enable", device, "kmem");
+	if (r < 0 || f->device_lies || !knob || !streq(device, "dax1.0"))
+		return r;
+	for (unsigned long b = 41; b <= 44; b++)
+		if (b == f->probe_skips)
+			continue;
+		else if (streq(knob, "online_movable"))
+			write_block(f, b, "online", "Movable");
+		else if (streq(knob, "online_kernel"))
+			write_block(f, b, "online", "Normal");
+	return 0;
 }
 
 static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns)
@@ -195,6 +216,7 @@ static int run(struct fake *f, const struct pmemram_action *actions, size_t n, b
 #define ACTION(t, dev, b, z) { .type = (t), .device = (dev), .node = 2, .block = (b), .zone = (z) }
 #define DISABLE(dev) ACTION(PMEMRAM_ACTION_DISABLE_DEVDAX, dev, 0, PMEMRAM_ZONE_NONE)
 #define BIND(dev) ACTION(PMEMRAM_ACTION_BIND_KMEM, dev, 0, PMEMRAM_ZONE_NONE)
+#define BIND_INTO(dev, z) ACTION(PMEMRAM_ACTION_BIND_KMEM, dev, 0, PMEMRAM_ZONE_##z)
 #define ONLINE(b, z) ACTION(PMEMRAM_ACTION_ONLINE_BLOCK, "dax1.0", b, PMEMRAM_ZONE_##z)
 #define OFFLINE(b) ACTION(PMEMRAM_ACTION_OFFLINE_BLOCK, "dax1.0", b, PMEMRAM_ZONE_NORMAL)
 
@@ -588,6 +610,170 @@ static void test_default_ops_use_libdaxctl(void **state)
 	pmemram_ctx_set_log_fn(f->env->ctx, NULL);
 }
 
+/* ---- the kernel onlines during the bind ----------------------------------------------------- */
+
+/* dax1.0 unbound, its blocks 41-44 gone (the bind adds them), and the record's path. */
+static void unbind_for_auto_online(struct fake *f, char *record, size_t size)
+{
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, "dax1.0", NULL), 0);
+	for (unsigned long b = 41; b <= 44; b++)
+		write_block(f, b, "offline", "Movable Normal");
+	snprintf(record, size, "%s/auto-online", f->env->root);
+}
+
+static int run_recorded(struct fake *f, const struct pmemram_action *actions, size_t n, const char *record,
+			struct pmemram_apply_report **ret)
+{
+	struct pmemram_apply_options o = {
+		.ops = &fake_ops,
+		.ops_userdata = f,
+		.auto_online_record = record,
+	};
+
+	return pmemram_apply(f->env->ctx, actions, n, &o, ret);
+}
+
+static const char *record_content(const char *record, char *buf, size_t size)
+{
+	FILE *file = fopen(record, "re");
+	size_t n;
+
+	assert_non_null(file);
+	n = fread(buf, 1, size - 1, file);
+	buf[n] = '\0';
+	fclose(file);
+	return buf;
+}
+
+static void test_kernel_onlines_during_bind(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		BIND_INTO("dax1.0", MOVABLE), ONLINE(41, MOVABLE), ONLINE(42, MOVABLE),
+		ONLINE(43, MOVABLE),	      ONLINE(44, MOVABLE),
+	};
+	static const char *const calls[] = { "enable dax1.0" };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+	char record[PATH_MAX], buf[64];
+
+	unbind_for_auto_online(f, record, sizeof(record));
+	assert_int_equal(run_recorded(f, actions, ELEMENTSOF(actions), record, &report), 0);
+	/* the knob said online_movable during the bind, and no block was written */
+	assert_string_equal(f->knob_at_bind, "online_movable");
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_int_equal(report->n_done, 5);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "dax1.0: bound to kmem");
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0,
+		      "memory41: online in Movable (by the kernel, during the kmem bind)");
+	assert_result(report, 4, PMEMRAM_APPLY_DONE, 0,
+		      "memory44: online in Movable (by the kernel, during the kmem bind)");
+	/* put back, and nothing left to undo */
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
+	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
+}
+
+static void test_auto_online_fallbacks(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		BIND_INTO("dax1.0", NORMAL),
+		ONLINE(41, NORMAL),
+		ONLINE(42, NORMAL),
+	};
+	static const struct pmemram_action movable[] = { BIND_INTO("dax1.0", MOVABLE), ONLINE(41, MOVABLE) };
+	static const char *const calls[] = { "enable dax1.0", "memory42 online_kernel" };
+	static const char *const plain_calls[] = { "enable dax1.0", "memory41 online_movable" };
+	static const char *const admin_calls[] = { "enable dax1.0" };
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+	char record[PATH_MAX], buf[64];
+
+	/* The kernel could not online memory42 in the probe: it is written like any other block. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->probe_skips = 42;
+	assert_int_equal(run_recorded(f, actions, ELEMENTSOF(actions), record, &report), 0);
+	assert_string_equal(f->knob_at_bind, "online_kernel");
+	assert_calls(f, calls, ELEMENTSOF(calls));
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0,
+		      "memory41: online in Normal (by the kernel, during the kmem bind)");
+	assert_result(report, 2, PMEMRAM_APPLY_DONE, 0, "memory42: online in Normal");
+	report = pmemram_apply_report_free(report);
+	f->probe_skips = 0;
+
+	/* Without a record the knob is not touched and every block is written. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->n_calls = 0;
+	assert_int_equal(run_recorded(f, movable, ELEMENTSOF(movable), NULL, &report), 0);
+	assert_string_equal(f->knob_at_bind, "offline");
+	assert_calls(f, plain_calls, ELEMENTSOF(plain_calls));
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0, "memory41: online in Movable");
+	report = pmemram_apply_report_free(report);
+
+	/* The administrator's online_movable already does it: left as it is, nothing recorded. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->n_calls = 0;
+	assert_int_equal(fake_sysfs_write(f->env->root, AUTO_ONLINE, "online_movable\n"), 0);
+	assert_int_equal(run_recorded(f, movable, ELEMENTSOF(movable), record, &report), 0);
+	assert_calls(f, admin_calls, ELEMENTSOF(admin_calls));
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0,
+		      "memory41: online in Movable (by the kernel, during the kmem bind)");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "online_movable");
+	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
+	report = pmemram_apply_report_free(report);
+}
+
+static void test_auto_online_put_back(void **state)
+{
+	static const struct pmemram_action actions[] = { BIND_INTO("dax1.0", MOVABLE), ONLINE(41, MOVABLE) };
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+	char record[PATH_MAX], buf[64];
+	FILE *file;
+
+	/* A bind that fails puts the knob back all the same. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->device_error = -ENXIO;
+	assert_int_equal(run_recorded(f, actions, ELEMENTSOF(actions), record, &report), -ENXIO);
+	assert_string_equal(f->knob_at_bind, "online_movable");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
+	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
+	report = pmemram_apply_report_free(report);
+	f->device_error = 0;
+
+	/* A run killed during its bind left online_kernel and its record: the next run puts the
+	 * recorded value back before it reads the knob, and then works as usual. */
+	assert_int_equal(fake_sysfs_write(f->env->root, AUTO_ONLINE, "online_kernel\n"), 0);
+	file = fopen(record, "we");
+	assert_non_null(file);
+	fputs("offline", file);
+	fclose(file);
+	assert_int_equal(run_recorded(f, actions, ELEMENTSOF(actions), record, &report), 0);
+	assert_string_equal(f->knob_at_bind, "online_movable");
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0,
+		      "memory41: online in Movable (by the kernel, during the kmem bind)");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
+	report = pmemram_apply_report_free(report);
+
+	/* pmemramd's start does the same with no bind to do. */
+	assert_int_equal(fake_sysfs_write(f->env->root, AUTO_ONLINE, "online_movable\n"), 0);
+	file = fopen(record, "we");
+	assert_non_null(file);
+	fputs("offline\n", file);
+	fclose(file);
+	assert_int_equal(pmemram_apply_undo_auto_online(f->env->ctx, record, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "offline");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
+	assert_int_equal(pmemram_apply_undo_auto_online(f->env->ctx, record, buf, sizeof(buf)), 0);
+	/* a record that is not a knob value is not written anywhere */
+	file = fopen(record, "we");
+	assert_non_null(file);
+	fputs("online_sideways\n", file);
+	fclose(file);
+	assert_int_equal(pmemram_apply_undo_auto_online(f->env->ctx, record, buf, sizeof(buf)), -EBADMSG);
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
+	unlink(record);
+	assert_int_equal(pmemram_apply_undo_auto_online(f->env->ctx, record, buf, sizeof(buf)), 0);
+}
+
 static void test_empty_and_invalid(void **state)
 {
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
@@ -617,6 +803,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_offline_write_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_online_put_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_invalid, setup, teardown),
 	};
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The applier: runs planned actions through an ops table and sysfs, verifying each by re-reading. */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "daxctl-load.h"
@@ -12,6 +14,7 @@
 #define MEMORY_DIR "devices/system/memory"
 #define DAX_DIR "bus/dax/devices"
 #define ND_DIR "bus/nd/devices"
+#define AUTO_ONLINE_FILE MEMORY_DIR "/auto_online_blocks"
 
 struct pmemram_apply_report *pmemram_apply_report_free(struct pmemram_apply_report *report)
 {
@@ -28,7 +31,9 @@ struct run {
 	const struct pmemram_apply_ops *ops;
 	void *userdata;
 	struct pmemram_apply_result *res;
-	char bound[32]; /* the device whose kmem bind this run did and verified, "" none */
+	const char *record;  /* options->auto_online_record */
+	char bound[32];	     /* the device whose kmem bind this run did and verified, "" none */
+	bool kernel_onlined; /* and the kernel was to online its blocks during that bind */
 };
 
 /* Settle the current result; returns its result (0 unless FAILED). */
@@ -115,16 +120,25 @@ static int block_wrong_zone(struct run *run, unsigned long block, const struct m
 		    pmemram_zone_describe(v->zone), pmemram_zone_describe(zone), v->zones);
 }
 
+/* What block_set() knows of a block before reading it. */
+enum block_origin {
+	BLOCK_SEEN,	      /* nothing: read it first */
+	BLOCK_ADDED_OFFLINE,  /* added by the kmem bind this run did: offline, with its node */
+	BLOCK_ADDED_ONLINING, /* added by that bind with the kernel onlining it: read it first */
+};
+
 /* Write value to memoryN/state (zone < 0: offline, else online into zone), then re-read state and
- * valid_zones and judge by what the kernel shows, not by what the write returned.  A fresh block,
- * added by the kmem bind this run did and verified, is not read before: the kernel adds a
- * device's blocks offline and links them to their node before the bind returns. */
-static int block_set(struct run *run, unsigned long block, int node, const char *value, int zone, bool fresh)
+ * valid_zones and judge by what the kernel shows, not by what the write returned.  A block added
+ * offline by the kmem bind this run did and verified is not read before: the kernel adds a
+ * device's blocks offline and links them to their node before the bind returns.  One the kernel
+ * onlined during that bind is read, and counts as done by this run when found in place. */
+static int block_set(struct run *run, unsigned long block, int node, const char *value, int zone,
+		     enum block_origin origin)
 {
 	struct memblock_view v = { .node = node };
 	int r, k;
 
-	if (!fresh) {
+	if (origin != BLOCK_ADDED_OFFLINE) {
 		r = memblock_view_read(run->ctx, block, node, &v);
 		if (r < 0)
 			return fail(run, r, "memory%lu: cannot read its state: %s", block, strerror(-r));
@@ -135,6 +149,9 @@ static int block_set(struct run *run, unsigned long block, int node, const char 
 		/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
 		if (v.node < 0 && zone >= 0)
 			return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
+		if (block_reached(&v, zone) && origin == BLOCK_ADDED_ONLINING)
+			return succeed(run, false, "memory%lu: online in %s (by the kernel, during the kmem bind)",
+				       block, pmemram_zone_describe(v.zone));
 		if (block_reached(&v, zone))
 			return block_success(run, block, &v, zone, true);
 		if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)
@@ -181,15 +198,17 @@ static int block_set(struct run *run, unsigned long block, int node, const char 
 
 static int apply_online(struct run *run, const struct pmemram_action *a)
 {
-	bool fresh = streq(a->device, run->bound);
+	enum block_origin origin = !streq(a->device, run->bound) ? BLOCK_SEEN
+				   : run->kernel_onlined	 ? BLOCK_ADDED_ONLINING
+								 : BLOCK_ADDED_OFFLINE;
 
 	switch (a->zone) {
 	case PMEMRAM_ZONE_MOVABLE:
-		return block_set(run, a->block, a->node, "online_movable", PMEMRAM_ZONE_MOVABLE, fresh);
+		return block_set(run, a->block, a->node, "online_movable", PMEMRAM_ZONE_MOVABLE, origin);
 	case PMEMRAM_ZONE_NORMAL:
-		return block_set(run, a->block, a->node, "online_kernel", PMEMRAM_ZONE_NORMAL, fresh);
+		return block_set(run, a->block, a->node, "online_kernel", PMEMRAM_ZONE_NORMAL, origin);
 	case PMEMRAM_ZONE_NONE:
-		return block_set(run, a->block, a->node, "online", ZONE_ANY, fresh);
+		return block_set(run, a->block, a->node, "online", ZONE_ANY, origin);
 	default:
 		return fail(run, -EINVAL, "memory%lu: cannot online into %s", a->block, pmemram_zone_describe((int)a->zone));
 	}
@@ -288,6 +307,144 @@ static int device_rebind(struct run *run, const char *device, const char *from, 
 	return fail(run, -EIO, "%s: %s took no effect: %s", device, what, dax_driver_state(driver, have, sizeof(have)));
 }
 
+/* ---- the kernel onlines during the bind ---------------------------------------------------- */
+
+/*
+ * kmem adds a device's memory blocks during its bind, and the kernel onlines each one there and
+ * then when auto_online_blocks asks it to, under the hotplug lock the bind holds already: no write
+ * per block, no retaking that lock per block.  pmemram sets the knob to the claimed zone for the
+ * time of the bind and puts the value it found back, recording it in a file first, so that a run
+ * killed in between leaves what to undo: the next run, or pmemramd's start, puts it back.  The
+ * file, locked for the whole change, also keeps two runs from saving each other's value.
+ */
+
+/* The auto_online_blocks value that onlines a new block into zone; NULL when none does. */
+static const char *auto_online_value(enum pmemram_zone zone)
+{
+	switch (zone) {
+	case PMEMRAM_ZONE_MOVABLE:
+		return "online_movable";
+	case PMEMRAM_ZONE_NORMAL:
+		return "online_kernel";
+	default:
+		return NULL;
+	}
+}
+
+/* Put back the value a run left recorded in fd (locked); 1 and the value in buf when there was
+ * one, 0 when the record was empty. */
+static int record_undo(struct pmemram_ctx *ctx, int fd, char *buf, size_t size)
+{
+	ssize_t n;
+	int r;
+
+	n = pread(fd, buf, size - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (n == 0)
+		return 0;
+	if (pmemram_auto_online_from_string(buf) < 0)
+		return -EBADMSG;
+	r = sysfs_write_verify(ctx, AUTO_ONLINE_FILE, buf, NULL);
+	if (r < 0)
+		return r;
+	return ftruncate(fd, 0) < 0 ? -errno : 1;
+}
+
+/* Open and lock the record (created when missing), undoing what it holds. */
+static int record_open(struct pmemram_ctx *ctx, const char *path, int *ret_fd)
+{
+	_cleanup_(closep) int fd = -1;
+	char value[32];
+	int r;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) < 0)
+		return -errno;
+	r = record_undo(ctx, fd, value, sizeof(value));
+	if (r < 0)
+		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int pmemram_apply_undo_auto_online(struct pmemram_ctx *ctx, const char *record, char *buf, size_t size)
+{
+	_cleanup_(closep) int fd = -1;
+
+	if (!ctx || !record || !buf || size < 2)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open(record, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (flock(fd, LOCK_EX) < 0)
+		return -errno;
+	return record_undo(ctx, fd, buf, size);
+}
+
+/* Set auto_online_blocks to want for the bind, recording the value found, which goes to saved.
+ * 1 when it was changed (fd then holds the locked record), 0 when it already read want, -errno
+ * when it could not be set (nothing changed then). */
+static int knob_set(struct run *run, const char *want, int *fd, char *saved, size_t size)
+{
+	int r;
+
+	r = record_open(run->ctx, run->record, fd);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(run->ctx, AUTO_ONLINE_FILE, saved, size);
+	if (r < 0)
+		return r;
+	if (streq(saved, want))
+		return 0;
+	/* Any other value is the administrator's choice, which the planner respected: leave it. */
+	if (!streq(saved, "offline"))
+		return -EBUSY;
+	r = pwrite(*fd, saved, strlen(saved), 0) < 0 ? -errno : 0;
+	if (r >= 0)
+		r = sysfs_write_verify(run->ctx, AUTO_ONLINE_FILE, want, NULL);
+	/* Nothing changed: a record left behind would only put back the value that is there. */
+	if (r < 0 && ftruncate(*fd, 0) < 0)
+		log_debug(run->ctx, "%s: cannot empty it: %m", run->record);
+	return r < 0 ? r : 1;
+}
+
+static int bind_kmem(struct run *run, const struct pmemram_action *a)
+{
+	const char *want = run->record ? auto_online_value(a->zone) : NULL;
+	_cleanup_(closep) int fd = -1;
+	char saved[32] = "";
+	int changed = -1, r, k;
+
+	run->kernel_onlined = false;
+	if (want) {
+		changed = knob_set(run, want, &fd, saved, sizeof(saved));
+		if (changed < 0)
+			log_debug(run->ctx,
+				  "%s: auto_online_blocks not used for the bind (%s): onlining block by block",
+				  a->device, strerror(-changed));
+		pmemram_ctx_clear_error(run->ctx);
+		run->kernel_onlined = changed >= 0;
+	}
+
+	r = device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
+	if (changed <= 0)
+		return r;
+
+	k = sysfs_write_verify(run->ctx, AUTO_ONLINE_FILE, saved, NULL);
+	if (k >= 0)
+		k = ftruncate(fd, 0) < 0 ? -errno : 0;
+	if (k < 0 && r >= 0)
+		return fail(run, k, "%s: bound to kmem, but auto_online_blocks is not back to '%s': %s (kept in %s)",
+			    a->device, saved, strerror(-k), run->record);
+	return r;
+}
+
 /* Destructive and rare: the op does the work; the namespace's mode must then read "dax". */
 static int convert_namespace(struct run *run, const char *ns)
 {
@@ -323,9 +480,9 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 		return device_rebind(run, a->device, "device_dax", "", run->ops->disable_devdax,
 				     "disabling device_dax");
 	case PMEMRAM_ACTION_BIND_KMEM:
-		return device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
+		return bind_kmem(run, a);
 	case PMEMRAM_ACTION_OFFLINE_BLOCK:
-		return block_set(run, a->block, a->node, "offline", -1, false);
+		return block_set(run, a->block, a->node, "offline", -1, BLOCK_SEEN);
 	case PMEMRAM_ACTION_ONLINE_BLOCK:
 		return apply_online(run, a);
 	case PMEMRAM_ACTION_UNBIND_KMEM:
@@ -521,6 +678,7 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 
 	run.ops = o->ops ? o->ops : &pmemram_apply_default_ops;
 	run.userdata = o->ops ? o->ops_userdata : NULL;
+	run.record = o->auto_online_record;
 
 	for (size_t i = 0; i < n_actions; i++) {
 		run.res = &report->results[i];

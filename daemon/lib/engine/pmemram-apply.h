@@ -22,7 +22,8 @@ struct pmemram_apply_ops {
 	int (*disable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 	/* Load kmem if needed and bind it (daxctl_dev_enable_ram).  This only binds: the kernel adds
 	 * the memory blocks offline unless auto_online_blocks says otherwise (the planner refuses
-	 * devices whose blocks the kernel would auto-online into another zone). */
+	 * devices whose blocks the kernel would auto-online into another zone, and the applier may
+	 * set it to the claimed zone for the bind: see auto_online_record). */
 	int (*enable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 	/* Turn a raw/fsdax namespace into devdax, destroying its contents.  Not in the defaults. */
 	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name);
@@ -63,7 +64,17 @@ struct pmemram_apply_options {
 	pmemram_apply_done_fn done; /* may be NULL: pmemramd logs each action as it completes */
 	void *done_userdata;
 	bool dry_run; /* describe every action, read and write nothing, call no operation */
+	/* Where a kmem bind records the auto_online_blocks value it replaced while the kernel onlines
+	 * the device's blocks into the claimed zone (PMEMRAM_AUTO_ONLINE_NAME in pmemramd's runtime
+	 * directory); NULL: the knob is left alone and every block is onlined by its own write. */
+	const char *auto_online_record;
 };
+
+#define PMEMRAM_AUTO_ONLINE_NAME "auto-online"
+
+/* Put back the auto_online_blocks value a run killed during a kmem bind left in record: 1 with the
+ * value in buf, 0 when there was none to put back, -errno when it could not be. */
+int pmemram_apply_undo_auto_online(struct pmemram_ctx *ctx, const char *record, char *buf, size_t size);
 
 enum pmemram_apply_status {
 	PMEMRAM_APPLY_DONE,    /* performed, and the re-read shows it took effect */
