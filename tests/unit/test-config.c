@@ -144,7 +144,8 @@ static void test_value_errors(void **state)
 
 static void test_syntax_errors(void **state)
 {
-	expect_error("a.conf", "[global]\nshufle = on\n", "a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion)");
+	expect_error("a.conf", "[global]\nshufle = on\n",
+		     "a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
@@ -257,6 +258,32 @@ static void test_classes(void **state)
 	assert_null(pmemram_config_find_class(c, "fast"));
 }
 
+static void test_online_at_bind(void **state)
+{
+	struct pmemram_config_errors e;
+	struct pmemram_config *c = NULL;
+	char where[64];
+
+	(void)state;
+	/* on unless turned off */
+	assert_int_equal(parse("pmemram.conf", "", &c, &e), 0);
+	assert_true(c->online_at_bind);
+	assert_int_equal(c->online_at_bind_set.file, -1);
+	c = pmemram_config_free(c);
+	assert_int_equal(parse("pmemram.conf", "[global]\n\nonline-at-bind = no\n", &c, &e), 0);
+	assert_false(c->online_at_bind);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->online_at_bind_set, where, sizeof(where)),
+			    "pmemram.conf:3");
+	c = pmemram_config_free(c);
+
+	expect_error("a.conf", "[global]\nonline-at-bind = off\n",
+		     "a.conf:2: key 'online-at-bind': expected 'no' or 'yes', got 'off'");
+	expect_error("a.conf", "[global]\nonline-at-bind = yes\nonline-at-bind = no\n",
+		     "a.conf:3: key 'online-at-bind': already set at line 2");
+	expect_error("a.conf", "[claim \"c\"]\nonline-at-bind = yes\n",
+		     "a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert)");
+}
+
 static void test_class_errors(void **state)
 {
 	/* the name becomes pmemram-NAME.slice, where '-' would nest */
@@ -325,7 +352,8 @@ static void test_many_errors(void **state)
 	assert_int_equal(parse("a.conf", text, &c, &e), -EINVAL);
 	assert_int_equal(e.n, PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
-	assert_string_equal(e.msg[15], "a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion)");
+	assert_string_equal(e.msg[15],
+			    "a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind)");
 }
 
 static void test_verify_errors(void **state)
@@ -650,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_online_at_bind),
 		cmocka_unit_test(test_class_errors),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_verify_errors),

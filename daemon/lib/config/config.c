@@ -359,6 +359,14 @@ static void key_convert(struct parser *p, const char *key, const char *value)
 		p->claim->convert = i == 1;
 }
 
+static void key_online_at_bind(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, bool_names, ELEMENTSOF(bool_names));
+
+	if (i >= 0 && set_once(p, key, &p->config->online_at_bind_set))
+		p->config->online_at_bind = i == 1;
+}
+
 static void key_demotion(struct parser *p, const char *key, const char *value)
 {
 	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
@@ -426,6 +434,7 @@ static const struct key_def {
 } keys[] = {
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
 	{ SECTION_GLOBAL, "demotion", key_demotion },
+	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
 	{ SECTION_CLAIM, "match", key_match },
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
@@ -810,6 +819,8 @@ int pmemram_config_new(struct pmemram_config **ret)
 	c->shuffle_set.file = -1;
 	c->demotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
 	c->demotion_set.file = -1;
+	c->online_at_bind = true;
+	c->online_at_bind_set.file = -1;
 	*ret = c;
 	return 0;
 }

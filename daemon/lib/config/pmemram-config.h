@@ -103,6 +103,8 @@ struct pmemram_config {
 	struct pmemram_config_origin shuffle_set;
 	enum pmemram_config_demotion demotion;
 	struct pmemram_config_origin demotion_set;
+	bool online_at_bind; /* the kernel onlines a claimed device's blocks during its kmem bind */
+	struct pmemram_config_origin online_at_bind_set;
 	size_t n_claims;
 	struct pmemram_claim *claims; /* in order of first definition */
 	size_t n_classes;
