@@ -256,6 +256,7 @@ int manager_run(struct manager *m)
 	if (r < 0)
 		mevent(m, MANAGER_EVENT_HELD_UNREADABLE, "cannot read the held devices in %s: %s", m->runtime_dir,
 		       strerror(-r));
+	manager_undo_auto_online(m);
 
 	/* Listen before the first reconcile so that no uevent falls between reading and watching. */
 	r = monitor_open(m);

@@ -266,6 +266,35 @@ int manager_load_held(struct manager *m)
 	return 0;
 }
 
+/* runtime_dir's record of auto_online_blocks (PMEMRAM_AUTO_ONLINE_NAME) into buf; NULL when the
+ * configuration turns the kernel's onlining during the bind off, or there is no runtime_dir. */
+static const char *auto_online_record(const struct manager *m, char *buf, size_t size)
+{
+	int n;
+
+	if (!m->runtime_dir || (m->config && !m->config->online_at_bind))
+		return NULL;
+	n = snprintf(buf, size, "%s/" PMEMRAM_AUTO_ONLINE_NAME, m->runtime_dir);
+	return n < 0 || (size_t)n >= size ? NULL : buf;
+}
+
+void manager_undo_auto_online(struct manager *m)
+{
+	char path[PATH_MAX], value[32];
+	int r;
+
+	if (!m->runtime_dir)
+		return;
+	(void)snprintf(path, sizeof(path), "%s/" PMEMRAM_AUTO_ONLINE_NAME, m->runtime_dir);
+	r = pmemram_apply_undo_auto_online(m->ctx, path, value, sizeof(value));
+	if (r > 0)
+		mevent(m, MANAGER_EVENT_AUTO_ONLINE_RESTORED,
+		       "auto_online_blocks put back to '%s', as %s recorded: a kmem bind was interrupted", value, path);
+	else if (r < 0)
+		mevent(m, MANAGER_EVENT_AUTO_ONLINE_STUCK,
+		       "cannot put back the auto_online_blocks value recorded in %s: %s", path, strerror(-r));
+}
+
 /* ---- reconcile ------------------------------------------------------------------------------- */
 
 static const struct pmemram_device_verdict *find_verdict(const struct pmemram_plan *plan, const char *device)
@@ -437,11 +466,13 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 
 int manager_reconcile(struct manager *m, const char *why)
 {
+	char record[PATH_MAX];
 	const struct pmemram_apply_options apply = {
 		.progress = manager_progress,
 		.progress_userdata = m,
 		.done = manager_action_done,
 		.done_userdata = m,
+		.auto_online_record = auto_online_record(m, record, sizeof(record)),
 	};
 	struct pmemram_reconcile_options o = {
 		.apply = &apply,

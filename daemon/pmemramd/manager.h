@@ -139,6 +139,8 @@ int manager_hold(struct manager *m, const char *device);
 int manager_unhold(struct manager *m, const char *device);
 bool manager_is_held(const struct manager *m, const char *device);
 int manager_load_held(struct manager *m);
+/* Put back an auto_online_blocks value that a kmem bind interrupted by a crash left changed. */
+void manager_undo_auto_online(struct manager *m);
 /* Drop the holds that stand for nothing given back any more (see manager.c), logging why; at_start
  * also those on devices still bound to kmem (a release the daemon did not live to finish). */
 void manager_drop_stale_holds(struct manager *m, bool at_start);
