@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl reconcile: through pmemramd, or --local. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
 #include "ctl.h"
 #include "macro.h"
+#include "pmemram-apply.h"
 #include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
 
@@ -52,6 +56,8 @@ static int reconcile_local(const char *dir, bool json)
 	_cleanup_(ctl_held_done) struct ctl_held held = {};
 	struct json_object *o = NULL;
 	struct pmemram_reconcile_options opts = {};
+	struct pmemram_apply_options apply = {};
+	char record[PATH_MAX];
 	bool configured;
 	int r;
 
@@ -63,6 +69,12 @@ static int reconcile_local(const char *dir, bool json)
 	ctl_held_read(ctx, &held);
 	opts.held = (const char *const *)held.names;
 	opts.n_held = held.n;
+	/* The record of auto_online_blocks beside pmemramd's: both lock it during a bind. */
+	if (config->online_at_bind && ctl_runtime_path(NULL, record, sizeof(record)) >= 0 &&
+	    (mkdir(record, 0755) >= 0 || errno == EEXIST) &&
+	    ctl_runtime_path(PMEMRAM_AUTO_ONLINE_NAME, record, sizeof(record)) >= 0)
+		apply.auto_online_record = record;
+	opts.apply = &apply;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
 	if (!res)
 		return ctl_read_failed(ctx, "the system state", r);

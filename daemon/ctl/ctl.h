@@ -81,6 +81,9 @@ int ctl_finish_reply(struct json_object *reply, bool json, void (*print)(struct 
 /* Human output of a reconcile reply (or of a local result converted to JSON). */
 void ctl_print_reconcile_json(struct json_object *o);
 
+/* name in pmemramd's runtime directory (the socket's), or that directory for NULL: 0 or -errno. */
+int ctl_runtime_path(const char *name, char *buf, size_t size);
+
 /* The devices pmemramd holds after a release (PMEMRAM_HELD_FILE in the socket's directory). */
 struct ctl_held {
 	size_t n;

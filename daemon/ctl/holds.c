@@ -1,26 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl's view of pmemramd's holds: the devices a release gave back, stale ones left out. */
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 
 #include "ctl.h"
 #include "macro.h"
 #include "pmemram-observe.h"
 #include "pmemram-protocol.h"
 
+int ctl_runtime_path(const char *name, char *buf, size_t size)
+{
+	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
+	int n;
+
+	if (!slash)
+		return -EINVAL;
+	n = name ? snprintf(buf, size, "%.*s/%s", (int)(slash - sock), sock, name)
+		 : snprintf(buf, size, "%.*s", (int)(slash - sock), sock);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* The holds that still stand for the device now behind their name: a hold whose identity (the
  * namespace, or the physical range) is not the device's any more held a device that is gone. */
 void ctl_held_read(struct pmemram_ctx *ctx, struct ctl_held *h)
 {
-	const char *sock = ctl_socket_path(), *slash = strrchr(sock, '/');
 	char *ids[PMEMRAM_HELD_MAX] = {}, dir[PATH_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
 	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	size_t n = 0;
 
 	h->n = 0;
-	if (!slash || (size_t)(slash - sock) >= sizeof(dir))
+	if (ctl_runtime_path(NULL, dir, sizeof(dir)) < 0)
 		return;
-	memcpy(dir, sock, (size_t)(slash - sock));
-	dir[slash - sock] = '\0';
 	/* Unreadable is as good as absent here: pmemramd, when it runs, applies the holds itself. */
 	if (pmemram_held_read(dir, h->names, ids, &n) < 0)
 		return;
