@@ -138,6 +138,46 @@ struct pmemram_ctx *pmemram_ctx_unref(struct pmemram_ctx *ctx)
 	return NULL;
 }
 
+int pmemram_ctx_new_worker(struct pmemram_ctx *ctx, struct pmemram_ctx **ret)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *w = NULL;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->refcount = 1;
+	for (size_t i = 0; i < ELEMENTSOF(w->roots); i++)
+		w->roots[i].fd = -1;
+	w->log_fn = ctx->log_fn;
+	w->log_priority = ctx->log_priority;
+	w->userdata = ctx->userdata;
+	w->offline_timeout_usec = ctx->offline_timeout_usec;
+	for (size_t i = 0; i < ELEMENTSOF(w->roots); i++) {
+		w->roots[i].path = strdup(ctx->roots[i].path);
+		if (!w->roots[i].path)
+			return -ENOMEM;
+		if (ctx->roots[i].fd >= 0) {
+			w->roots[i].fd = fcntl(ctx->roots[i].fd, F_DUPFD_CLOEXEC, 3);
+			if (w->roots[i].fd < 0)
+				return negative_errno();
+		}
+	}
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+void pmemram_ctx_merge_worker(struct pmemram_ctx *ctx, const struct pmemram_ctx *worker)
+{
+	if (!ctx || !worker)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(ctx->accesses); i++)
+		ctx->accesses[i] += worker->accesses[i];
+	if (!ctx->error_path[0] && worker->error_path[0])
+		memcpy(ctx->error_path, worker->error_path, sizeof(ctx->error_path));
+}
+
 void pmemram_ctx_count_access(struct pmemram_ctx *ctx, enum pmemram_root which)
 {
 	if (ctx && root_is_valid(which))

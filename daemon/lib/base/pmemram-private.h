@@ -40,6 +40,12 @@ void pmemram_ctx_set_error_path_in(struct pmemram_ctx *ctx, enum pmemram_root wh
 void pmemram_ctx_count_access(struct pmemram_ctx *ctx, enum pmemram_root which);
 uint64_t pmemram_ctx_get_accesses(struct pmemram_ctx *ctx, enum pmemram_root which);
 
+/* A context for another thread, which must not share one: the same roots (their descriptors
+ * duplicated), log function, priority and userdata, and nothing cached.  merge adds what the
+ * worker counted to ctx, and its error path when ctx has none; the worker is then unref'ed. */
+int pmemram_ctx_new_worker(struct pmemram_ctx *ctx, struct pmemram_ctx **ret);
+void pmemram_ctx_merge_worker(struct pmemram_ctx *ctx, const struct pmemram_ctx *worker);
+
 /* What the applier keeps from one run to the next (its libdaxctl context); free_fn releases the
  * previous state when it is replaced, and the last one with the context. */
 void *pmemram_ctx_get_apply_state(struct pmemram_ctx *ctx);
