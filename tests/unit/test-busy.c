@@ -147,6 +147,15 @@ static struct pmemram_observed_dax observed_dax(const char *name)
 	return d;
 }
 
+static struct pmemram_observed_namespace observed_ns(const char *name, const char *disk)
+{
+	struct pmemram_observed_namespace ns = {};
+
+	strcpy(ns.name, name);
+	strcpy(ns.blockdev, disk);
+	return ns;
+}
+
 static void test_dax_users_scan(void **state)
 {
 	struct pmemram_observed_dax devices[] = { observed_dax("dax0.0"), observed_dax("dax1.0"), observed_dax("dax1.1"),
@@ -172,6 +181,64 @@ static void test_dax_users_scan(void **state)
 	assert_int_equal(fake_sysfs_remove(ENV(state)->proc, "4242/comm"), 0);
 	assert_int_equal(pmemram_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), NULL, 0, &unreadable), 0);
 	assert_string_equal(devices[1].mapped_by, "pid 4242");
+}
+
+/* A machine with many processes: the scan runs in several threads (one per 16 processes and CPU),
+ * and finds the same users, wherever they are in the list, and counts every file it read. */
+static void test_dax_users_many_processes(void **state)
+{
+	struct pmemram_observed_dax devices[] = { observed_dax("dax0.0"), observed_dax("dax1.1"),
+						  observed_dax("dax2.0") };
+	struct pmemram_observed_namespace ns[] = { observed_ns("namespace3.0", "pmem3") };
+	struct fake_env *env = ENV(state);
+	size_t unreadable = 99, procs = 300;
+	uint64_t before;
+	char path[64];
+
+	for (size_t i = 0; i < procs; i++) {
+		unsigned long pid = 10000 + i;
+
+		snprintf(path, sizeof(path), "%lu/comm", pid);
+		assert_int_equal(fake_sysfs_write(env->proc, path, "worker%zu\n", i), 0);
+		snprintf(path, sizeof(path), "%lu/exe", pid);
+		assert_int_equal(fake_sysfs_symlink(env->proc, path, "/usr/bin/worker"), 0);
+		snprintf(path, sizeof(path), "%lu/maps", pid);
+		assert_int_equal(
+			fake_sysfs_write(env->proc, path,
+					 "55d4c0a00000-55d4c0a2a000 r-xp 00000000 fe:00 2400 /usr/bin/worker\n%s",
+					 i == 251 ? "7f0000000000-7f0010000000 rw-s 00000000 00:05 321 /dev/dax1.1\n"
+						  : ""),
+			0);
+		snprintf(path, sizeof(path), "%lu/fd/0", pid);
+		assert_int_equal(fake_sysfs_symlink(env->proc, path, i == 77 ? "/dev/dax0.0" : "/dev/null"), 0);
+		snprintf(path, sizeof(path), "%lu/fd/1", pid);
+		assert_int_equal(fake_sysfs_symlink(env->proc, path, i == 178 ? "/dev/pmem3" : "pipe:[12]"), 0);
+	}
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_PROCFS);
+	assert_int_equal(pmemram_users_scan(env->ctx, devices, ELEMENTSOF(devices), ns, ELEMENTSOF(ns), &unreadable),
+			 0);
+	assert_int_equal(unreadable, 0);
+	assert_true(devices[0].mapped);
+	assert_true(devices[0].open_only);
+	assert_string_equal(devices[0].mapped_by, "pid 10077 (worker77)");
+	assert_true(devices[1].mapped);
+	assert_false(devices[1].open_only);
+	assert_string_equal(devices[1].mapped_by, "pid 10251 (worker251)");
+	assert_false(devices[2].mapped);
+	assert_string_equal(ns[0].in_use, "/dev/pmem3 open by pid 10178 (worker178)");
+	/* exe, maps, the fd directory and two links of each: the workers' reads are counted too */
+	assert_true(pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_PROCFS) - before >= 5 * procs);
+	assert_null(pmemram_ctx_get_error_path(env->ctx));
+
+	/* A worker's failure fails the scan: a descriptor directory that is a file. */
+	devices[1] = observed_dax("dax1.1");
+	assert_int_equal(fake_sysfs_remove(env->proc, "10251/fd/0"), 0);
+	assert_int_equal(fake_sysfs_remove(env->proc, "10251/fd/1"), 0);
+	assert_int_equal(fake_sysfs_remove(env->proc, "10251/fd"), 0);
+	assert_int_equal(fake_sysfs_write(env->proc, "10251/fd", "not a directory\n"), 0);
+	assert_int_equal(pmemram_users_scan(env->ctx, devices, ELEMENTSOF(devices), ns, ELEMENTSOF(ns), &unreadable),
+			 -ENOTDIR);
+	assert_non_null(pmemram_ctx_get_error_path(env->ctx));
 }
 
 static void test_dax_users_no_procfs(void **state)
@@ -231,15 +298,6 @@ static void test_mounts_no_mountinfo(void **state)
 	assert_int_equal(pmemram_mounts_scan(ENV(state)->ctx, ns, 1), -ENOENT);
 	snprintf(expected, sizeof(expected), "%s/self/mountinfo", ENV(state)->proc);
 	assert_string_equal(pmemram_ctx_get_error_path(ENV(state)->ctx), expected);
-}
-
-static struct pmemram_observed_namespace observed_ns(const char *name, const char *disk)
-{
-	struct pmemram_observed_namespace ns = {};
-
-	strcpy(ns.name, name);
-	strcpy(ns.blockdev, disk);
-	return ns;
 }
 
 /* A namespace's block device in use without a mount: held open (a partition of it here), swap,
@@ -313,6 +371,7 @@ int main(void)
 		FAKE_TEST(test_dax_users_scan),
 		FAKE_TEST(test_node_users),
 		FAKE_TEST(test_blockdev_users),
+		FAKE_TEST(test_dax_users_many_processes),
 		FAKE_TEST(test_dax_users_no_procfs),
 		FAKE_TEST(test_mounts_scan),
 		FAKE_TEST(test_mounts_no_mountinfo),

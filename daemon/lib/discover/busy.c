@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Who uses pmem: processes mapping or holding open dax devices and pmem disks; mounts, swap, holders. */
 #include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
@@ -362,13 +364,114 @@ static int scan_process(struct pmemram_ctx *ctx, const char *pid, const struct t
 	return scan_fds(ctx, pid, t);
 }
 
+/*
+ * The scan is the one step between a request and the first unbind that grows with the machine: the
+ * kernel formats every process's maps.  It is spread over up to SCAN_THREADS_MAX threads, one per
+ * SCAN_PROCESSES_PER_THREAD processes and CPU, the processes dealt out in turns.  Each thread has
+ * its own context and its own copy of the targets, merged when all are done: which user names a
+ * device may differ from a scan in one thread, whether it has one does not.
+ */
+#define SCAN_THREADS_MAX 4
+#define SCAN_PROCESSES_PER_THREAD 16
+
+struct scan_part {
+	struct pmemram_ctx *ctx;
+	struct targets t;
+	const struct sysfs_dir *pids;
+	size_t first, step;
+	size_t unreadable;
+	int r;
+};
+
+static void scan_part_run(struct scan_part *part)
+{
+	for (size_t i = part->first; i < part->pids->n; i += part->step) {
+		int r = scan_process(part->ctx, part->pids->names[i], &part->t);
+
+		if (r < 0) {
+			part->r = r;
+			return;
+		}
+		part->unreadable += (size_t)r;
+	}
+}
+
+static void *scan_part_thread(void *arg)
+{
+	scan_part_run(arg);
+	return NULL;
+}
+
+static void scan_part_done(struct scan_part *part)
+{
+	pmemram_ctx_unref(part->ctx);
+	free(part->t.devices);
+	free(part->t.namespaces);
+}
+
+/* A worker's part: its context, and copies of the targets as they are before the scan. */
+static int scan_part_new(struct pmemram_ctx *ctx, const struct targets *t, struct scan_part *part)
+{
+	int r;
+
+	r = pmemram_ctx_new_worker(ctx, &part->ctx);
+	if (r < 0)
+		return r;
+	part->t = (struct targets){ .n_devices = t->n_devices, .n_namespaces = t->n_namespaces };
+	if (t->n_devices > 0) {
+		part->t.devices = malloc(t->n_devices * sizeof(*t->devices));
+		if (!part->t.devices)
+			return -ENOMEM;
+		memcpy(part->t.devices, t->devices, t->n_devices * sizeof(*t->devices));
+	}
+	if (t->n_namespaces > 0) {
+		part->t.namespaces = malloc(t->n_namespaces * sizeof(*t->namespaces));
+		if (!part->t.namespaces)
+			return -ENOMEM;
+		memcpy(part->t.namespaces, t->namespaces, t->n_namespaces * sizeof(*t->namespaces));
+	}
+	return 0;
+}
+
+/* What a worker found, into the caller's targets: a mapping outranks a descriptor. */
+static void scan_part_merge(struct pmemram_ctx *ctx, const struct targets *t, const struct scan_part *part)
+{
+	for (size_t i = 0; i < t->n_devices; i++) {
+		struct pmemram_observed_dax *d = &t->devices[i];
+		const struct pmemram_observed_dax *w = &part->t.devices[i];
+
+		if (w->mapped && (!d->mapped || (d->open_only && !w->open_only))) {
+			d->mapped = true;
+			d->open_only = w->open_only;
+			memcpy(d->mapped_by, w->mapped_by, sizeof(d->mapped_by));
+		}
+	}
+	for (size_t i = 0; i < t->n_namespaces; i++)
+		if (!t->namespaces[i].in_use[0])
+			memcpy(t->namespaces[i].in_use, part->t.namespaces[i].in_use, sizeof(t->namespaces[i].in_use));
+	pmemram_ctx_merge_worker(ctx, part->ctx);
+}
+
+static size_t scan_threads(size_t n_pids)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = n_pids / SCAN_PROCESSES_PER_THREAD;
+
+	if (cpus > 0 && n > (size_t)cpus)
+		n = (size_t)cpus;
+	return n > SCAN_THREADS_MAX ? SCAN_THREADS_MAX : n < 1 ? 1 : n;
+}
+
 int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
 		       struct pmemram_observed_namespace *namespaces, size_t n_namespaces, size_t *ret_unreadable)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir pids = {};
 	const struct targets t = { devices, n, namespaces, n_namespaces };
-	size_t unreadable = 0;
-	int r;
+	struct scan_part parts[SCAN_THREADS_MAX] = {};
+	pthread_t threads[SCAN_THREADS_MAX];
+	bool started[SCAN_THREADS_MAX] = {};
+	size_t n_parts, unreadable = 0;
+	int r = 0;
 
 	if (!ctx || (n > 0 && !devices) || (n_namespaces > 0 && !namespaces) || !ret_unreadable)
 		return -EINVAL;
@@ -381,14 +484,37 @@ int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *dev
 	if (r < 0)
 		return r;
 
-	for (size_t i = 0; i < pids.n; i++) {
-		r = scan_process(ctx, pids.names[i], &t);
-		if (r < 0)
-			return r;
-		unreadable += (size_t)r;
+	n_parts = scan_threads(pids.n);
+	parts[0] = (struct scan_part){ .ctx = ctx, .t = t };
+	for (size_t i = 1; i < n_parts && r >= 0; i++)
+		r = scan_part_new(ctx, &t, &parts[i]);
+	for (size_t i = 0; i < n_parts && r >= 0; i++) {
+		parts[i].pids = &pids;
+		parts[i].first = i;
+		parts[i].step = n_parts;
+		/* A thread that cannot start leaves its part to the caller's thread. */
+		started[i] = i > 0 && pthread_create(&threads[i], NULL, scan_part_thread, &parts[i]) == 0;
 	}
+	for (size_t i = 0; i < n_parts && r >= 0; i++)
+		if (!started[i])
+			scan_part_run(&parts[i]);
+	for (size_t i = 1; i < n_parts; i++) {
+		if (started[i])
+			(void)pthread_join(threads[i], NULL);
+		if (r >= 0 && parts[i].ctx)
+			scan_part_merge(ctx, &t, &parts[i]);
+		scan_part_done(&parts[i]);
+	}
+	if (r < 0)
+		return r;
 
-	log_debug(ctx, "%zu processes scanned, %zu unreadable", pids.n, unreadable);
+	for (size_t i = 0; i < n_parts; i++) {
+		if (parts[i].r < 0)
+			return parts[i].r;
+		unreadable += parts[i].unreadable;
+	}
+	log_debug(ctx, "%zu processes scanned in %zu thread%s, %zu unreadable", pids.n, n_parts,
+		  n_parts == 1 ? "" : "s", unreadable);
 	*ret_unreadable = unreadable;
 	return 0;
 }
