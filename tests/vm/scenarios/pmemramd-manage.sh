@@ -3,11 +3,13 @@
 # pmemramd under the guest's systemd: claims by namespace UUID, what it leaves
 # alone and what it refuses (unclaimed, fsdax, mapped by a process), claiming
 # by reload, a malformed reload, release/reclaim, and restarts at any point of
-# the work (including kill -9) finishing without doing anything twice.
+# the work (including kill -9) finishing without doing anything twice; the
+# kernel onlining blocks during the kmem bind, and auto_online_blocks put back
+# after it, even after a bind that was interrupted.
 set -u
 . ./lib.sh
 
-plan 36
+plan 41
 conf=/etc/pmemram/pmemram.conf
 dropins=/etc/pmemram/pmemram.conf.d
 base_kb=$(meminfo_kb MemTotal)
@@ -148,6 +150,22 @@ ok "the restarted pmemramd finishes $D" wait_for 30 '[ "$(dev_state "$D")" = "$n
 dups=$(journalctl -u pmemramd --since "$since" -o verbose PMEMRAM_DEVICE="$D" PMEMRAM_ACTION=online-block PMEMRAM_STATUS=done |
 	sed -n 's/^ *PMEMRAM_BLOCK=//p' | sort | uniq -d)
 is "no block was onlined twice across the kill" "$dups" ""
+
+knob=/sys/devices/system/memory/auto_online_blocks
+ok "the kernel onlined $D's blocks during the kmem bind" \
+	sh -c "journalctl -b -u pmemramd | grep -q 'online in Movable (by the kernel, during the kmem bind)'"
+is "auto_online_blocks is back to offline, the kill -9 included" "$(cat "$knob")" offline
+is "and nothing is left to undo" "$(cat /run/pmemram/auto-online)" ""
+
+# What a pmemramd killed inside the bind leaves: the knob changed, the value it replaced recorded.
+must "stop pmemramd" systemctl stop pmemramd.service
+must "leave auto_online_blocks changed and recorded" sh -c "echo online_movable >$knob && echo offline >/run/pmemram/auto-online"
+since=$(date '+%Y-%m-%d %H:%M:%S')
+# (the restarts above spent systemd's start limit)
+must "start pmemramd" sh -c "systemctl reset-failed pmemramd.service && systemctl start pmemramd.service"
+is "pmemramd's start put auto_online_blocks back" "$(cat "$knob")" offline
+ok "... and said so (auto-online-restored)" \
+	sh -c "journalctl -u pmemramd --since '$since' MESSAGE_ID=9d6617ae3cb24fcba12ded8b0bdcc3bb | grep -q \"put back to 'offline'\""
 
 rm -f /etc/udev/rules.d/60-pmemram.rules
 udevadm control --reload
