@@ -320,7 +320,26 @@ static void test_class_errors(void **state)
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\n\n[class \"x\"]\n",
 		     "a.conf:4: class 'x': defined twice in this file (first at line 1)");
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\npolicy = bind\n",
-		     "a.conf:3: key 'policy': unknown in [class] (known: nodes, mode)");
+		     "a.conf:3: key 'policy': unknown in [class] (known: nodes, mode, protect)");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = lots\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got 'lots'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = -1G\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got '-1G'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = 512X\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got '512X'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = 1.5G\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got '1.5G'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = 512 M\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got '512 M'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect =\n",
+		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got ''");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = 16E\n",
+		     "a.conf:3: key 'protect': '16E' is more bytes than 64 bits hold");
+	expect_error("a.conf", "[class \"x\"]\nprotect = 1G\nnodes = dram\nprotect = 2G\n",
+		     "a.conf:4: key 'protect': already set at line 2");
+	/* a class's key: not one of [global] */
+	expect_error("a.conf", "[global]\nprotect = 1G\n",
+		     "a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind)");
 	expect_error("a.conf", "[global]\ndemotion = yes\n",
 		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
@@ -440,6 +459,53 @@ static void test_override_order(void **state)
 	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
 	assert_string_equal(pmemram_config_origin_to_string(c, claim->zone_set, where, sizeof(where)),
 			    "pmemram.conf.d/10-a.conf:2");
+}
+
+static void test_class_protect(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	static const struct {
+		const char *value;
+		uint64_t bytes;
+	} good[] = {
+		{ "512M", UINT64_C(512) << 20 },
+		{ "2G", UINT64_C(2) << 30 },
+		{ "2GiB", UINT64_C(2) << 30 },
+		{ "1g", UINT64_C(1) << 30 },
+		{ "64MB", UINT64_C(64) << 20 },
+		{ "4096", 4096 },
+		{ "0", 0 },
+		{ "1T", UINT64_C(1) << 40 },
+	};
+	struct pmemram_config_errors e = {};
+	char text[128], where[64];
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+		snprintf(text, sizeof(text), "[class \"fast\"]\nnodes = dram\nprotect = %s\n", good[i].value);
+		assert_int_equal(parse("pmemram.conf", text, &c, &e), 0);
+		assert_int_equal(c->classes[0].protect, good[i].bytes);
+		assert_string_equal(pmemram_config_origin_to_string(c, c->classes[0].protect_set, where, sizeof(where)),
+				    "pmemram.conf:3");
+		c = pmemram_config_free(c);
+	}
+
+	/* none by default; a drop-in changes it, or takes it back with 0 */
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf", "[class \"fast\"]\nnodes = dram\n[class \"slow\"]\nnodes = pmem\n",
+			       &e),
+			 0);
+	assert_int_equal(c->classes[0].protect, 0);
+	assert_int_equal(c->classes[0].protect_set.file, -1);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/10-a.conf", "[class \"fast\"]\nprotect = 1G\n", &e), 0);
+	assert_int_equal(c->classes[0].protect, UINT64_C(1) << 30);
+	assert_string_equal(c->classes[0].nodes_text, "dram"); /* kept */
+	assert_int_equal(PARSE(c, "pmemram.conf.d/20-b.conf", "[class \"fast\"]\nprotect = 0\n", &e), 0);
+	assert_int_equal(c->classes[0].protect, 0);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->classes[0].protect_set, where, sizeof(where)),
+			    "pmemram.conf.d/20-b.conf:2");
+	assert_int_equal(c->classes[1].protect, 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	assert_int_equal(e.n, 0);
 }
 
 /* A class reopened in a drop-in: only the key set there changes, and its origin with it. */
@@ -680,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_online_at_bind),
 		cmocka_unit_test(test_class_errors),
+		cmocka_unit_test(test_class_protect),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_verify_errors),
 		cmocka_unit_test(test_limits),

@@ -427,11 +427,32 @@ static void key_mode(struct parser *p, const char *key, const char *value)
 		p->class->mode = (enum pmemram_class_mode)i;
 }
 
+static void key_protect(struct parser *p, const char *key, const char *value)
+{
+	char q[QUOTE_MAX + 4];
+	uint64_t bytes;
+	int r;
+
+	r = pmemram_parse_size(value, &bytes);
+	if (r == -ERANGE) {
+		parse_error(p, "key '%s': '%s' is more bytes than 64 bits hold", key, quote(value, q));
+		return;
+	}
+	if (r < 0) {
+		parse_error(p, "key '%s': expected a size like '512M' or '2G' (0 for none), got '%s'", key,
+			    quote(value, q));
+		return;
+	}
+	if (set_once(p, key, &p->class->protect_set))
+		p->class->protect = bytes;
+}
+
 static const struct key_def {
 	enum section section;
 	const char *name;
 	void (*parse)(struct parser *p, const char *key, const char *value);
 } keys[] = {
+	/* clang-format off */
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
 	{ SECTION_GLOBAL, "demotion", key_demotion },
 	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
@@ -440,6 +461,8 @@ static const struct key_def {
 	{ SECTION_CLAIM, "convert", key_convert },
 	{ SECTION_CLASS, "nodes", key_nodes },
 	{ SECTION_CLASS, "mode", key_mode },
+	{ SECTION_CLASS, "protect", key_protect },
+	/* clang-format on */
 };
 
 /* ---- lines ------------------------------------------------------------------------ */
@@ -526,6 +549,7 @@ static bool add_class(struct parser *p, const char *name)
 		.mode = PMEMRAM_CLASS_BIND,
 		.nodes_set.file = -1,
 		.mode_set.file = -1,
+		.protect_set.file = -1,
 		.defined = { .file = p->file_index, .line = p->line },
 	};
 	strcpy(classes[c->n_classes].name, name);

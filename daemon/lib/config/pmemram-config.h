@@ -95,7 +95,8 @@ struct pmemram_class {
 	struct pmemram_nodemask list; /* PMEMRAM_CLASS_NODES_LIST */
 	char nodes_text[64];	      /* the value as written, for messages and status */
 	enum pmemram_class_mode mode; /* PMEMRAM_CLASS_BIND by default */
-	struct pmemram_config_origin defined, nodes_set, mode_set;
+	uint64_t protect;	      /* bytes of the slice's memory protected from reclaim, 0 none */
+	struct pmemram_config_origin defined, nodes_set, mode_set, protect_set;
 };
 
 struct pmemram_config {
