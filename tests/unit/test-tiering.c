@@ -98,6 +98,90 @@ static void test_slice_files(void **state)
 	fake_sysfs_free(dir);
 }
 
+/* protect = SIZE: MemoryLow= in the class's slice, the sum in pmemram.slice, read back from the cgroup. */
+static void test_slice_protect(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_class c = economy();
+	_cleanup_(freep) char *text = NULL, *parent = NULL, *parent2 = NULL;
+	_cleanup_(closep) int fd = -1;
+	char *dir = NULL, got[PMEMRAM_SLICE_MAX] = "";
+	uint64_t low = 1;
+	int fd2;
+
+	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf:4", &text), 0);
+	assert_null(strstr(text, "MemoryLow")); /* none without protect */
+	free(TAKE_PTR(text));
+	c.protect = UINT64_C(512) << 20;
+	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf:4", &text), 0);
+	assert_non_null(strstr(text, "\n[Slice]\nAllowedMemoryNodes=2\nMemoryLow=536870912\n"));
+	free(TAKE_PTR(text));
+	c.protect = UINT64_MAX;
+	assert_int_equal(pmemram_slice_render(&c, "2", "pmemram.conf:4", &text), 0);
+	assert_non_null(strstr(text, "\nMemoryLow=infinity\n"));
+
+	assert_int_equal(pmemram_parent_slice_render(0, &parent), -EINVAL);
+	assert_int_equal(pmemram_parent_slice_render(UINT64_C(3) << 30, &parent), 0);
+	assert_int_equal(strncmp(parent, PMEMRAM_SLICE_HEADER, strlen(PMEMRAM_SLICE_HEADER)), 0);
+	assert_non_null(strstr(parent, "\n[Slice]\nMemoryLow=3221225472\n"));
+	assert_int_equal(pmemram_parent_slice_render(UINT64_C(1) << 30, &parent2), 0);
+
+	/* pmemram.slice: written, unchanged, changed, removed, gone; someone else's is left alone. */
+	assert_int_equal(fake_sysfs_new(&dir), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pmemram_parent_slice_write(fd, NULL), 0);
+	assert_int_equal(pmemram_parent_slice_write(fd, parent), 1);
+	assert_int_equal(pmemram_parent_slice_write(fd, parent), 0);
+	assert_int_equal(pmemram_parent_slice_write(fd, parent2), 1);
+	assert_int_equal(pread(fd2 = openat(fd, "pmemram.slice", O_RDONLY | O_CLOEXEC), got, sizeof(got) - 1, 0),
+			 (ssize_t)strlen(parent2));
+	assert_string_equal(got, parent2);
+	safe_close(fd2);
+	assert_int_equal(pmemram_parent_slice_write(fd, NULL), 1);
+	assert_string_equal(fake_sysfs_read(dir, "pmemram.slice"), "<absent>");
+	assert_int_equal(pmemram_parent_slice_write(fd, NULL), 0);
+	assert_int_equal(fake_sysfs_write(dir, "pmemram.slice", "[Slice]\nCPUWeight=50\n"), 0);
+	assert_int_equal(pmemram_parent_slice_write(fd, parent), -EEXIST);
+	assert_int_equal(pmemram_parent_slice_write(fd, NULL), -EEXIST);
+	assert_string_equal(fake_sysfs_read(dir, "pmemram.slice"), "[Slice]\nCPUWeight=50");
+	/* not a class's slice: prune never takes it */
+	assert_int_equal(pmemram_slice_prune(fd, NULL, 0, NULL, NULL), 0);
+	fake_sysfs_free(dir);
+
+	/* memory.low of the slice's cgroup: none yet, no memory controller, a value, max */
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), 0);
+	assert_int_equal(low, 1);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/cgroup.procs",
+					  "1\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), -ENOENT);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
+					  "536870912\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), 1);
+	assert_int_equal(low, UINT64_C(512) << 20);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
+					  "max\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), 1);
+	assert_int_equal(low, UINT64_MAX);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
+					  "lots\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), -EINVAL);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, "pre-mium", &low), -EINVAL);
+
+	/* the kernel keeps whole pages */
+	assert_true(pmemram_protection_matches(UINT64_C(512) << 20, UINT64_C(512) << 20));
+	assert_true(pmemram_protection_matches(4096 + 100, 4096));
+	assert_true(pmemram_protection_matches(100, 0));
+	assert_true(pmemram_protection_matches(0, 0));
+	assert_true(pmemram_protection_matches(UINT64_MAX, UINT64_MAX));
+	assert_false(pmemram_protection_matches(UINT64_C(512) << 20, 0));
+	assert_false(pmemram_protection_matches(0, 4096));
+}
+
 static void test_demotion(void **state)
 {
 	struct fake_env *env = ENV(state);
@@ -211,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slice_name),
 		cmocka_unit_test(test_slice_files),
+		cmocka_unit_test_setup_teardown(test_slice_protect, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_demotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_ctl_classes, fake_env_setup_hmat, fake_env_teardown),
 	};

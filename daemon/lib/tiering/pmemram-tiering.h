@@ -32,6 +32,31 @@ int pmemram_slice_read_nodes(int dir_fd, const char *class_name, char *nodes, si
 /* Write text as the class's slice below dir_fd unless it already holds exactly that: 1 written,
  * 0 unchanged, -errno.  Atomic: a hidden temporary file renamed over it. */
 int pmemram_slice_write(int dir_fd, const char *class_name, const char *text);
+
+/*
+ * A class's protect = SIZE becomes MemoryLow= in its slice: the kernel then reclaims (and so
+ * demotes) the slice's memory below that size only when no other memory can be reclaimed.
+ * Measured on 6.1 (tests/vm/scenarios/tiering-protect.sh): MemoryLow= keeps a DRAM-only class's
+ * pages on DRAM under demotion, as MemoryMin= does; MemoryLow= gives way when nothing else can be
+ * reclaimed, where memory.min is hard and the OOM killer runs instead (cgroup-v2.rst).  The kernel protects a cgroup only as far as its
+ * parent is protected, so pmemram.slice, the parent of every class slice, gets the sum of them;
+ * without it the classes' MemoryLow= protects nothing (measured too).
+ */
+#define PMEMRAM_SLICE_PROTECT_KEY "MemoryLow"
+#define PMEMRAM_SLICE_PROTECT_FILE "memory.low" /* the cgroup file systemd writes it to */
+#define PMEMRAM_PARENT_SLICE "pmemram.slice"
+/* pmemram.slice's text for the sum of the classes' protections (not 0).  Caller frees *ret. */
+int pmemram_parent_slice_render(uint64_t protect, char **ret);
+/* pmemram_slice_write() for pmemram.slice; text NULL removes pmemram's file: 1 changed, 0
+ * unchanged, -EEXIST when a pmemram.slice that pmemramd did not write is there. */
+int pmemram_parent_slice_write(int dir_fd, const char *text);
+/* The protection the kernel applies to the class's slice now: memory.low of the cgroup
+ * fs/cgroup/pmemram.slice/pmemram-NAME.slice below the sysfs root ("max" is UINT64_MAX).  1 and
+ * *ret; 0 when the cgroup does not exist (systemd makes it with the slice's first unit); -ENOENT
+ * when it has no memory.low (no memory controller there); -errno. */
+int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret);
+/* Whether memory.low reading memory_low is protect = bytes: the kernel keeps whole pages. */
+bool pmemram_protection_matches(uint64_t bytes, uint64_t memory_low);
 /* Remove pmemram's slice files below dir_fd whose class is not in keep: the number removed, -errno.
  * Each removed name is passed to removed (may be NULL). */
 int pmemram_slice_prune(int dir_fd, const char *const *keep, size_t n_keep,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes on the system: systemd slice files per class, and the kernel's demotion switch. */
 #include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #define SLICE_PREFIX "pmemram-"
 #define SLICE_SUFFIX ".slice"
 #define DEMOTION_PATH "kernel/mm/numa/demotion_enabled"
+#define CGROUP_DIR "fs/cgroup" /* below the sysfs root */
 
 int pmemram_slice_name(const char *class_name, char *buf, size_t size)
 {
@@ -21,9 +24,20 @@ int pmemram_slice_name(const char *class_name, char *buf, size_t size)
 	return path_printf(buf, size, SLICE_PREFIX "%s" SLICE_SUFFIX, class_name);
 }
 
+/* "MemoryLow=BYTES\n" for a protection, "" for none. */
+static void protect_line(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes == 0)
+		buf[0] = '\0';
+	else if (bytes == UINT64_MAX)
+		snprintf(buf, size, PMEMRAM_SLICE_PROTECT_KEY "=infinity\n");
+	else
+		snprintf(buf, size, PMEMRAM_SLICE_PROTECT_KEY "=%" PRIu64 "\n", bytes);
+}
+
 int pmemram_slice_render(const struct pmemram_class *c, const char *nodes, const char *origin, char **ret)
 {
-	char *text;
+	char protect[64], *text;
 
 	if (!c || !nodes || !*nodes || !ret || !pmemram_class_name_is_valid(c->name))
 		return -EINVAL;
@@ -31,18 +45,22 @@ int pmemram_slice_render(const struct pmemram_class *c, const char *nodes, const
 	if ((origin && !pmemram_name_is_printable(origin)) || !pmemram_name_is_printable(c->nodes_text) ||
 	    strpbrk(nodes, "\n\r"))
 		return -EINVAL;
+	protect_line(c->protect, protect, sizeof(protect));
 	/* AllowedMemoryNodes= is a cpuset: it confines the slice's units to the nodes whatever the
 	 * class's mode, which only pmemramctl run can apply as a memory policy. */
 	if (asprintf(&text,
-		     PMEMRAM_SLICE_HEADER "\"%s\" (%s): nodes = %s, resolved to %s.\n"
+		     PMEMRAM_SLICE_HEADER
+		     "\"%s\" (%s): nodes = %s, resolved to %s.\n"
 		     "# pmemramd rewrites it when the class's nodes change and removes it with the class.\n"
 		     "[Unit]\n"
 		     "Description=pmemram tiering class %s (nodes %s)\n"
 		     "Documentation=man:pmemram.conf(5)\n"
 		     "\n"
 		     "[Slice]\n"
-		     "AllowedMemoryNodes=%s\n",
-		     c->name, origin ? origin : "pmemram.conf", c->nodes_text, nodes, c->name, nodes, nodes) < 0)
+		     "AllowedMemoryNodes=%s\n"
+		     "%s",
+		     c->name, origin ? origin : "pmemram.conf", c->nodes_text, nodes, c->name, nodes, nodes,
+		     protect) < 0)
 		return -ENOMEM;
 	*ret = text;
 	return 0;
@@ -95,18 +113,17 @@ int pmemram_slice_read_nodes(int dir_fd, const char *class_name, char *nodes, si
 	return r < 0 ? r : 1;
 }
 
-int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
+/* Write text as unit name below dir_fd unless it holds exactly that (or, text NULL, remove it):
+ * 1 changed, 0 unchanged, -EEXIST when the unit there is not pmemram's. */
+static int write_ours(int dir_fd, const char *name, const char *text)
 {
-	char name[PMEMRAM_CLASS_NAME_MAX + 16], old[PMEMRAM_SLICE_MAX];
+	char old[PMEMRAM_SLICE_MAX];
 	int r;
 
-	if (!text)
-		return -EINVAL;
-	r = pmemram_slice_name(class_name, name, sizeof(name));
-	if (r < 0)
-		return r;
 	r = read_small(dir_fd, name, old, sizeof(old));
-	if (r == 0 && streq(old, text))
+	if (!text && r == -ENOENT)
+		return 0;
+	if (r == 0 && text && streq(old, text))
 		return 0;
 	/* Someone else's unit of that name (or a symlink, or one too big to be ours): leave it. */
 	if ((r == 0 && !is_ours(old)) || r == -ELOOP || r == -EFBIG)
@@ -114,10 +131,87 @@ int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
 	if (r < 0 && r != -ENOENT)
 		return r;
 
-	r = file_write_atomic_at(dir_fd, name, text, strlen(text), 0644, 0);
+	if (!text)
+		r = unlinkat(dir_fd, name, 0) < 0 ? negative_errno() : 0;
+	else
+		r = file_write_atomic_at(dir_fd, name, text, strlen(text), 0644, 0);
 	if (r < 0)
 		return r;
 	return 1;
+}
+
+int pmemram_slice_write(int dir_fd, const char *class_name, const char *text)
+{
+	char name[PMEMRAM_CLASS_NAME_MAX + 16];
+	int r;
+
+	if (!text)
+		return -EINVAL;
+	r = pmemram_slice_name(class_name, name, sizeof(name));
+	if (r < 0)
+		return r;
+	return write_ours(dir_fd, name, text);
+}
+
+int pmemram_parent_slice_render(uint64_t protect, char **ret)
+{
+	char line[64], *text;
+
+	if (!ret || protect == 0)
+		return -EINVAL;
+	protect_line(protect, line, sizeof(line));
+	if (asprintf(&text,
+		     PMEMRAM_SLICE_HEADER
+		     "slices below it: " PMEMRAM_SLICE_PROTECT_KEY "= is the sum of their\n"
+		     "# protect = SIZE, since the kernel protects a cgroup's memory only as far as its parent's is.\n"
+		     "# pmemramd rewrites it when that sum changes and removes it when no class protects memory.\n"
+		     "[Unit]\n"
+		     "Description=pmemram tiering classes\n"
+		     "Documentation=man:pmemram.conf(5)\n"
+		     "\n"
+		     "[Slice]\n"
+		     "%s",
+		     line) < 0)
+		return -ENOMEM;
+	*ret = text;
+	return 0;
+}
+
+int pmemram_parent_slice_write(int dir_fd, const char *text)
+{
+	return write_ours(dir_fd, PMEMRAM_PARENT_SLICE, text);
+}
+
+int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret)
+{
+	char name[PMEMRAM_CLASS_NAME_MAX + 16], path[PATH_MAX], value[32];
+	struct stat st;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	r = pmemram_slice_name(class_name, name, sizeof(name));
+	if (r >= 0)
+		r = path_printf(path, sizeof(path), CGROUP_DIR "/" PMEMRAM_PARENT_SLICE "/%s", name);
+	if (r < 0)
+		return r;
+	pmemram_ctx_clear_error(ctx);
+	r = root_stat(ctx, PMEMRAM_ROOT_SYSFS, path, &st);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	if (r < 0)
+		return r;
+	r = path_printf(path + strlen(path), sizeof(path) - strlen(path), "/" PMEMRAM_SLICE_PROTECT_FILE);
+	if (r >= 0)
+		r = sysfs_read_string(ctx, path, value, sizeof(value));
+	if (r < 0)
+		return r;
+	if (streq(value, "max")) {
+		*ret = UINT64_MAX;
+		return 1;
+	}
+	r = pmemram_parse_u64(value, 10, ret);
+	return r < 0 ? r : 1;
 }
 
 int pmemram_slice_prune(int dir_fd, const char *const *keep, size_t n_keep,
@@ -159,6 +253,13 @@ int pmemram_slice_prune(int dir_fd, const char *const *keep, size_t n_keep,
 		n++;
 	}
 	return n;
+}
+
+bool pmemram_protection_matches(uint64_t bytes, uint64_t memory_low)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return memory_low == (bytes == UINT64_MAX ? UINT64_MAX : bytes - bytes % page);
 }
 
 int pmemram_demotion_read(struct pmemram_ctx *ctx, bool *ret)
