@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <inttypes.h>
 #include <systemd/sd-bus.h>
 
 #include "json-util.h"
@@ -80,8 +81,12 @@ static void check_demotion(struct manager *m, const struct pmemram_class *c, con
 	if (nodes[0] && !streq(nodes, st->demotion_escape))
 		class_log(m, MANAGER_EVENT_CLASS_DEMOTION_CONFLICT, c->name,
 			  "demotion is on, and the kernel may demote pages of this class's units to node(s) %s, "
-			  "outside nodes %s of its slice; set demotion = off, or protect the slice's memory (MemoryLow=)",
-			  nodes, st->nodes);
+			  "outside nodes %s of its slice; %s",
+			  nodes, st->nodes,
+			  c->protect ? "protect = SIZE (" PMEMRAM_SLICE_PROTECT_KEY
+				       "=) keeps that much of them from reclaim"
+				     : "set demotion = off, or protect = SIZE in the class (" PMEMRAM_SLICE_PROTECT_KEY
+				       "= on its slice)");
 	snprintf(st->demotion_escape, sizeof(st->demotion_escape), "%s", nodes);
 }
 
@@ -130,6 +135,55 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 			  c->nodes_text, st->nodes, m->slice_dir, c->name);
 		*changed = true;
 	}
+	st->protect = c->protect;
+}
+
+/* pmemram.slice with the sum of the classes' protections written to their slices, or removed
+ * when there is none; *changed set when it changed. */
+static void apply_parent(struct manager *m, int dir_fd, const struct manager_class *states, bool *changed)
+{
+	_cleanup_(freep) char *text = NULL;
+	uint64_t sum = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < m->config->n_classes; i++)
+		if (states[i].nodes[0] && !states[i].error[0])
+			sum = states[i].protect > UINT64_MAX - sum ? UINT64_MAX : sum + states[i].protect;
+	if (sum > 0)
+		r = pmemram_parent_slice_render(sum, &text);
+	if (r >= 0)
+		r = pmemram_parent_slice_write(dir_fd, text);
+	if (r < 0)
+		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot %s %s/" PMEMRAM_PARENT_SLICE ": %s",
+		       text ? "write" : "remove", m->slice_dir,
+		       r == -EEXIST ? "a unit of that name that pmemramd did not write is there" : strerror(-r));
+	else if (r > 0) {
+		mlog(m, LOG_INFO, "%s %s/" PMEMRAM_PARENT_SLICE " (the classes protect %" PRIu64 " bytes)",
+		     text ? "wrote" : "removed", m->slice_dir, sum);
+		*changed = true;
+	}
+}
+
+/* Read back the memory.low systemd gave the class's slice cgroup; logged when it turns wrong. */
+static void verify_protect(struct manager *m, struct manager_class *st)
+{
+	uint64_t low = 0;
+	char a[32], b[32];
+	int r, state;
+
+	r = pmemram_slice_read_protection(m->ctx, st->name, &low);
+	if (r == -ENOENT && st->protect == 0) /* no memory controller on the slice: nothing protected, as wanted */
+		r = 1;
+	state = r == 0 ? 0 : r > 0 && pmemram_protection_matches(st->protect, low) ? 1 : -1;
+	if (state < 0 && (st->protect_state >= 0 || st->memory_low != low))
+		class_log(m, MANAGER_EVENT_CLASS_SLICES_FAILED, st->name,
+			  "protect = %s is not in effect: memory.low of its slice cgroup %s%s",
+			  pmemram_format_size(st->protect, a, sizeof(a)), r < 0 ? "cannot be read: " : "reads ",
+			  r < 0		      ? strerror(-r)
+			  : low == UINT64_MAX ? "max"
+					      : pmemram_format_size(low, b, sizeof(b)));
+	st->protect_state = state;
+	st->memory_low = low;
 }
 
 static void apply_demotion(struct manager *m)
@@ -224,6 +278,7 @@ int manager_apply_classes(struct manager *m)
 	}
 	for (size_t i = 0; i < m->config->n_classes; i++)
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
+	apply_parent(m, dir_fd, states, &changed);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
 		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot remove old slices from %s: %s", m->slice_dir,
@@ -239,6 +294,9 @@ int manager_apply_classes(struct manager *m)
 			m->slice_reload_pending = false;
 		}
 	}
+	for (size_t i = 0; i < m->config->n_classes; i++)
+		if (states[i].nodes[0] && !states[i].error[0] && !m->slice_reload_pending)
+			verify_protect(m, &states[i]);
 	r = 0;
 	m->classes_pruned = m->config->n_classes == 0 && pruned && !m->slice_reload_pending;
 done:
@@ -274,6 +332,11 @@ struct json_object *manager_classes_json(const struct manager *m)
 		ok = ok && json_add(o, "slice", json_object_new_string(slice));
 		ok = ok && json_add_string_or_null(o, "nodes", st->nodes[0] ? st->nodes : NULL);
 		ok = ok && json_add_string_or_null(o, "error", st->error[0] ? st->error : NULL);
+		ok = ok && json_add(o, "protect", json_object_new_int64((int64_t)st->protect));
+		/* null: not known yet, or no protection and none left over */
+		ok = ok && (st->protect_state == 0 || (st->protect == 0 && st->protect_state > 0)
+				    ? json_add_null_value(o, "protect_in_effect")
+				    : json_add(o, "protect_in_effect", json_object_new_boolean(st->protect_state > 0)));
 		if (!ok)
 			json_object_putp(&o);
 		if (!json_append(a, o)) {
