@@ -29,6 +29,8 @@ struct class_view {
 	char slice[PMEMRAM_CLASS_NAME_MAX + 16];
 	char slice_nodes[128]; /* AllowedMemoryNodes= of its slice file, "" when there is none */
 	char demotion_escape[128]; /* with demotion on, the slow nodes outside the class it may demote to */
+	int protect_r;		   /* of reading the slice cgroup's memory.low: 1, 0 no cgroup, -errno */
+	uint64_t memory_low;
 };
 
 /* Everything both commands need: the configuration, and the nodes of each class now. */
@@ -111,6 +113,7 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 			pmemram_class_demotion_escape(&v->mask, s->topology, &s->kmem, &escape);
 			(void)pmemram_nodemask_format(&escape, v->demotion_escape, sizeof(v->demotion_escape));
 		}
+		v->protect_r = pmemram_slice_read_protection(ctx, v->c->name, &v->memory_low);
 		(void)pmemram_slice_name(v->c->name, v->slice, sizeof(v->slice));
 		if (slice_fd < 0 || pmemram_slice_read_nodes(slice_fd, v->c->name, v->slice_nodes,
 							     sizeof(v->slice_nodes)) <= 0)
@@ -203,6 +206,9 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	ok = ok && json_add_string_or_null(o, "slice_nodes", v->slice_nodes[0] ? v->slice_nodes : NULL);
 	ok = ok &&
 	     json_add_string_or_null(o, "demotion_escape_nodes", v->demotion_escape[0] ? v->demotion_escape : NULL);
+	ok = ok && json_add(o, "protect", json_object_new_int64((int64_t)v->c->protect));
+	ok = ok && (v->protect_r > 0 ? json_add(o, "memory_low", json_object_new_int64((int64_t)v->memory_low))
+				     : json_add_null_value(o, "memory_low"));
 	for (size_t i = 0; ok && i < n_units; i++)
 		ok = json_append(u, json_object_new_string(units[i]));
 	for (size_t i = 0; ok && i < n_pids; i++)
@@ -213,6 +219,22 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	if (!ok)
 		json_object_putp(&o);
 	return o;
+}
+
+/* "protect = 512 MiB: memory.low 512 MiB (in effect)", or why it is not known or not in effect. */
+static void print_protect(const struct class_view *v)
+{
+	char a[32], b[32];
+
+	printf("             protect = %s: ", pmemram_format_size(v->c->protect, a, sizeof(a)));
+	if (v->protect_r == 0)
+		printf("the slice has no cgroup yet (no unit in it)\n");
+	else if (v->protect_r < 0)
+		printf("memory.low cannot be read: %s\n", strerror(-v->protect_r));
+	else
+		printf("memory.low %s (%s)\n",
+		       v->memory_low == UINT64_MAX ? "max" : pmemram_format_size(v->memory_low, b, sizeof(b)),
+		       pmemram_protection_matches(v->c->protect, v->memory_low) ? "in effect" : "NOT in effect");
 }
 
 static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
@@ -231,12 +253,17 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 		       v->r >= 0 && !streq(v->slice_nodes, v->nodes) ? " (pmemramd has not caught up)" : "");
 	else
 		printf("             %s: not written (pmemramd writes it once the class resolves)\n", v->slice);
+	if (v->c->protect)
+		print_protect(v);
 	if (v->demotion_escape[0])
 		printf("             CONFLICT: demotion is on, and the kernel may demote this class's pages to node%s %s\n"
 		       "             outside its slice (cpuset.mems is not respected by demotion up to Linux 6.15):\n"
-		       "             set demotion = off, or protect the slice's memory (MemoryLow=)\n",
+		       "             %s\n",
 		       strchr(v->demotion_escape, ',') || strchr(v->demotion_escape, '-') ? "s" : "",
-		       v->demotion_escape);
+		       v->demotion_escape,
+		       v->c->protect ? "protect = SIZE is set: reclaim, and so demotion, passes over that much of it"
+				     : "set demotion = off, or protect = SIZE in the class (" PMEMRAM_SLICE_PROTECT_KEY
+				       "= on its slice)");
 	printf("             units:");
 	for (size_t i = 0; i < n_units; i++)
 		printf(" %s", units[i]);
@@ -251,8 +278,9 @@ static void classes_help(void)
 	printf("Usage: %s classes [--json] [--config DIR]\n"
 	       "\n"
 	       "List the tiering classes of the configuration: the nodes each resolves to now, its slice\n"
-	       "(pmemram-NAME.slice) with the AllowedMemoryNodes= pmemramd wrote, the units in that slice\n"
-	       "and the processes started with pmemramctl run --class.\n",
+	       "(pmemram-NAME.slice) with the AllowedMemoryNodes= pmemramd wrote, the memory.low its cgroup\n"
+	       "has for protect = SIZE, the units in that slice and the processes started with\n"
+	       "pmemramctl run --class.\n",
 	       program_invocation_short_name);
 }
 

@@ -251,7 +251,44 @@ static void test_ctl_classes(void **state)
 	assert_int_equal(run->status, 0);
 	assert_non_null(
 		strstr(run->out, "CONFLICT: demotion is on, and the kernel may demote this class's pages to node 2\n"));
+	assert_non_null(
+		strstr(run->out, "set demotion = off, or protect = SIZE in the class (MemoryLow= on its slice)\n"));
+	assert_null(strstr(run->out, "protect = SIZE is set"));
 	free(TAKE_PTR(run));
+
+	/* premium protected: the slice has no cgroup yet, then one whose memory.low is not it, then is */
+	assert_int_equal(fake_sysfs_write(config, "pmemram.conf.d/40-protect.conf",
+					  "[class \"premium\"]\nprotect = 1G\n"),
+			 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "protect = 1 GiB: the slice has no cgroup yet (no unit in it)\n"));
+	assert_non_null(
+		strstr(run->out, "protect = SIZE is set: reclaim, and so demotion, passes over that much of it\n"));
+	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
+					  "0\n"),
+			 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_non_null(strstr(run->out, "protect = 1 GiB: memory.low 0 B (NOT in effect)\n"));
+	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
+					  "1073741824\n"),
+			 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_non_null(strstr(run->out, "protect = 1 GiB: memory.low 1 GiB (in effect)\n"));
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.protect")), INT64_C(1) << 30);
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.memory_low")), INT64_C(1) << 30);
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.1.protect")), 0);
+	assert_null(json_at(j, "classes.1.memory_low"));
+	json_object_put(j);
+	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_remove(config, "pmemram.conf.d/40-protect.conf"), 0);
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "kernel/mm/numa/demotion_enabled", "false\n"), 0);
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
 	assert_int_equal(run->status, 0);
