@@ -87,6 +87,13 @@ zones_of_blocks() {
 # node_mem_mb N: the node's size from numactl -H, in MB.
 node_mem_mb() { numactl -H | awk -v n="$1" '$1 == "node" && $2 == n && $3 == "size:" {print $4}'; }
 
+# anon_nodes PID: "N0=pages N2=pages ..." over the process's anonymous
+# mappings, nodes in order, only those with pages.
+anon_nodes() {
+	awk '/ anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split(substr($i, 2), a, "="); n[a[1]] += a[2] } }
+		END { for (k in n) print k, n[k] }' "/proc/$1/numa_maps" | sort -n | awk '{ printf "%sN%s=%s", sep, $1, $2; sep = " " }'
+}
+
 # memtier_of_node N: the memory_tier directory whose nodelist holds node N.
 memtier_of_node() {
 	local t

@@ -17,12 +17,6 @@ plan 29
 work=/usr/lib/pmemram-test/cache-work
 tmp=$(mktemp -d)
 
-# anon_nodes PID: "N0=pages N2=pages ..." over the process's anonymous
-# mappings, nodes in order, only those with pages.
-anon_nodes() {
-	awk '/ anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split(substr($i, 2), a, "="); n[a[1]] += a[2] } }
-		END { for (k in n) print k, n[k] }' "/proc/$1/numa_maps" | sort -n | awk '{ printf "%sN%s=%s", sep, $1, $2; sep = " " }'
-}
 # only_on PID NODES...: the process has anonymous pages, and only on NODES.
 only_on() {
 	local pid=$1 got n ok=1
