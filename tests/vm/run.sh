@@ -261,9 +261,13 @@ else
 	# while the other vCPU runs it.  Multi-threaded TCG once let that vCPU
 	# execute the patch's int3 after the patch was done ("int3: 0000 [#1]"
 	# in __alloc_pages at shutdown); one thread for both vCPUs keeps their
-	# view of kernel text in step.
+	# view of kernel text in step.  A scenario on another topology that
+	# does the same says so with a line "# vm: tcg-single-thread".
 	tcg_threads=multi
-	[ "$topology" != nvdimm+spare-node ] || tcg_threads=single
+	if [ "$topology" = nvdimm+spare-node ] ||
+		grep -qx '# vm: tcg-single-thread' "$repo/tests/vm/scenarios/$scenario.sh"; then
+		tcg_threads=single
+	fi
 	qargs+=(-accel "tcg,thread=$tcg_threads" -cpu max)
 fi
 qemu-img create -q -f qcow2 -b "$image" -F raw "$run/root.qcow2"
