@@ -17,7 +17,7 @@
 set -u
 . ./lib.sh
 
-plan 20
+plan 21
 mib=${PREMIUM_MIB:-256}
 work=/usr/lib/pmemram-test/cache-work
 cg=/sys/fs/cgroup/pmemram.slice/pmemram-premium.slice
@@ -93,8 +93,9 @@ must "reload pmemramd" systemctl reload pmemramd.service
 ok "pmemramd wrote MemoryLow= into the premium slice" \
 	wait_for 60 'grep -qx MemoryLow=536870912 /run/systemd/system/pmemram-premium.slice'
 ok "and the sum into pmemram.slice" wait_for 60 'grep -qx MemoryLow=536870912 /run/systemd/system/pmemram.slice'
-is "systemd applied it: memory.low of the slice and of pmemram.slice" \
-	"$(cat $cg/memory.low /sys/fs/cgroup/pmemram.slice/memory.low | tr '\n' ' ')" "536870912 536870912 "
+# pmemramd has systemd reload after writing both files: wait for that.
+ok "systemd applied it: memory.low of the slice and of pmemram.slice" wait_for 30 \
+	'[ "$(cat $cg/memory.low /sys/fs/cgroup/pmemram.slice/memory.low | tr "\n" " ")" = "536870912 536870912 " ]'
 ok "status: pmemramd read it back (protect_in_effect)" wait_for 30 \
 	'[ "$(pmemramctl status --json | jq -r ".daemon.daemon.classes[] | select(.class == \"premium\") | \"\(.protect) \(.protect_in_effect)\"")" = "536870912 true" ]'
 ok "classes: protect = 512 MiB in effect, and the conflict line says so" \
@@ -106,13 +107,16 @@ pressure low "$pid"
 is "with protect = 512M every page of premium stayed on DRAM" "$last_dram/$last_total" "$last_total/$last_total"
 is "the kernel never had to reclaim below it (memory.events low)" "$(awk '$1 == "low" { print $2 }' $cg/memory.events)" 0
 
-# Taking the protection back removes it from the slice, pmemram.slice and the cgroup.
+# Taking the protection back removes it from the slice, pmemram.slice and,
+# once systemd reloaded (pmemramd asks after the files), the cgroup.
 rm /etc/pmemram/pmemram.conf.d/50-protect.conf
 must "reload pmemramd" systemctl reload pmemramd.service
 ok "the premium slice has no MemoryLow= any more" \
 	wait_for 60 '! grep -q MemoryLow /run/systemd/system/pmemram-premium.slice'
 ok "pmemram.slice is removed" wait_for 60 '[ ! -e /run/systemd/system/pmemram.slice ]'
-is "memory.low of the running slice is 0 again" "$(cat $cg/memory.low)" 0
+ok "memory.low of the running slice is 0 again" wait_for 30 '[ "$(cat $cg/memory.low)" = 0 ]'
+ok "status: no protection, none left over" wait_for 30 \
+	'[ "$(pmemramctl status --json | jq -r ".daemon.daemon.classes[0] | \"\(.protect) \(.protect_in_effect)\"")" = "0 null" ]'
 systemctl stop prem-low
 rm -rf "$tmp"
 done_testing
