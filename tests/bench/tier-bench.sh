@@ -8,6 +8,9 @@
 # to DRAM by changing the class, and reports pages migrated per second.
 # Under TCG every node is the same host memory, so the ratios show that
 # placement is right and costs nothing by itself, not what pmem would cost.
+# A second boot runs the tiering-protect scenario: with demotion on, how much
+# of a cold 256 MiB premium (dram) unit stays on DRAM while another unit
+# fills DRAM, without protection and with protect = 512M.
 #
 # Usage: tests/bench/tier-bench.sh [TRIALS]   (default 3)
 set -euo pipefail
@@ -17,6 +20,8 @@ trials=${1:-3}
 "$repo/tests/deps.sh"
 "$repo/tests/vm/run.sh" -q -n bench-tiering -T 1800 -e "BENCH_TRIALS=$trials" bench-tiering >&2 ||
 	bench_die "the benchmark run failed; see $cache/runs/bench-tiering"
+"$repo/tests/vm/run.sh" -q -n bench-tiering-protect -T 1800 tiering-protect >&2 ||
+	bench_die "the protection run failed; see $cache/runs/bench-tiering-protect"
 
 awk -v trials="$trials" '
 function val(line, key) { return match(line, " " key "=[0-9.]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : -1 }
@@ -46,3 +51,14 @@ END {
 	printf "%-34s %12s %12s\n", "pages per node (last run)", nodes["premium"], nodes["economy"]
 	printf "\nmoving a running unit from economy (node 2) to dram: %s\n", mig
 }' "$cache/runs/bench-tiering/share/out/result.tap"
+
+awk '
+function val(line, key) { return match(line, " " key "=[^ ]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : "" }
+/^# BENCH protect / { m = val($0, "mode"); ratio[m] = val($0, "dram_ratio"); after[m] = val($0, "after"); mib = val($0, "mib") }
+END {
+	printf "\npremium (dram) class under DRAM pressure, demotion on, %s MiB left cold:\n", mib
+	printf "%-34s %12s  %s\n", "protection", "on DRAM", "pages per node after"
+	printf "%-34s %12.3f  %s\n", "none", ratio["none"], after["none"]
+	printf "%-34s %12.3f  %s\n", "protect = 512M (MemoryLow=)", ratio["low"], after["low"]
+	printf "%-34s %12.2f\n", "residency, protected / none", (ratio["none"] > 0 ? ratio["low"] / ratio["none"] : 0)
+}' "$cache/runs/bench-tiering-protect/share/out/result.tap"
