@@ -31,6 +31,7 @@ struct class_view {
 	char demotion_escape[128]; /* with demotion on, the slow nodes outside the class it may demote to */
 	int protect_r;		   /* of reading the slice cgroup's memory.low: 1, 0 no cgroup, -errno */
 	uint64_t memory_low;
+	bool parent_short; /* pmemram.slice's memory.low is less than the classes' protect together */
 };
 
 /* Everything both commands need: the configuration, and the nodes of each class now. */
@@ -41,6 +42,8 @@ struct classes {
 	struct pmemram_nodemask kmem;
 	size_t n;
 	struct class_view *views;
+	int parent_r; /* of reading pmemram.slice's memory.low */
+	uint64_t parent_low;
 };
 
 /* Where pmemramd writes the slices: $PMEMRAM_SLICE_DIR (tests) or systemd's runtime units. */
@@ -71,6 +74,7 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 {
 	_cleanup_(closep) int slice_fd = -1;
 	bool configured, demotion = false;
+	uint64_t sum = 0;
 	int r;
 
 	r = ctl_load_config(dir, true, &s->config, &configured);
@@ -93,6 +97,7 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 		return CTL_EXIT_SYSTEM;
 	s->n = s->config->n_classes;
 	slice_fd = open(slice_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->parent_r = pmemram_slice_read_protection(ctx, NULL, &s->parent_low);
 	for (size_t i = 0; i < s->n; i++) {
 		struct class_view *v = &s->views[i];
 
@@ -119,6 +124,14 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 							     sizeof(v->slice_nodes)) <= 0)
 			v->slice_nodes[0] = '\0';
 	}
+	/* The kernel protects a class no more than pmemram.slice, where pmemramd puts the sum over
+	 * the classes that resolve. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->views[i].r >= 0)
+			sum = s->views[i].c->protect > UINT64_MAX - sum ? UINT64_MAX : sum + s->views[i].c->protect;
+	for (size_t i = 0; i < s->n; i++)
+		s->views[i].parent_short =
+			s->views[i].c->protect > 0 && (s->parent_r < 0 || (s->parent_r > 0 && s->parent_low < sum));
 	return CTL_EXIT_OK;
 }
 
@@ -234,7 +247,10 @@ static void print_protect(const struct class_view *v)
 	else
 		printf("memory.low %s (%s)\n",
 		       v->memory_low == UINT64_MAX ? "max" : pmemram_format_size(v->memory_low, b, sizeof(b)),
-		       pmemram_protection_matches(v->c->protect, v->memory_low) ? "in effect" : "NOT in effect");
+		       !pmemram_protection_matches(v->c->protect, v->memory_low) ? "NOT in effect"
+		       : v->parent_short ? "NOT in effect: " PMEMRAM_PARENT_SLICE
+					   "'s memory.low is less than all classes' protect"
+					 : "in effect");
 }
 
 static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
@@ -350,6 +366,9 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 			ok = json_append(a, json_class(ctx, &s.views[i]));
 		ok = ok && json_add(root, "kmem_nodes", json_object_new_string(kmem)) &&
 		     json_add(root, "classes", json_object_get(a));
+		ok = ok && (s.parent_r > 0 ? json_add(root, "pmemram_slice_memory_low",
+						      json_object_new_int64((int64_t)s.parent_low))
+					   : json_add_null_value(root, "pmemram_slice_memory_low"));
 		json_object_put(a);
 		if (ctl_print_json(root, ok) < 0)
 			return CTL_EXIT_SYSTEM;

@@ -138,17 +138,25 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	st->protect = c->protect;
 }
 
+/* The sum of the protections written to the classes' slices. */
+static uint64_t protect_sum(const struct manager *m, const struct manager_class *states)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < m->config->n_classes; i++)
+		if (states[i].nodes[0] && !states[i].error[0])
+			sum = states[i].protect > UINT64_MAX - sum ? UINT64_MAX : sum + states[i].protect;
+	return sum;
+}
+
 /* pmemram.slice with the sum of the classes' protections written to their slices, or removed
  * when there is none; *changed set when it changed. */
 static void apply_parent(struct manager *m, int dir_fd, const struct manager_class *states, bool *changed)
 {
 	_cleanup_(freep) char *text = NULL;
-	uint64_t sum = 0;
+	uint64_t sum = protect_sum(m, states);
 	int r = 0;
 
-	for (size_t i = 0; i < m->config->n_classes; i++)
-		if (states[i].nodes[0] && !states[i].error[0])
-			sum = states[i].protect > UINT64_MAX - sum ? UINT64_MAX : sum + states[i].protect;
 	if (sum > 0)
 		r = pmemram_parent_slice_render(sum, &text);
 	if (r >= 0)
@@ -164,26 +172,51 @@ static void apply_parent(struct manager *m, int dir_fd, const struct manager_cla
 	}
 }
 
-/* Read back the memory.low systemd gave the class's slice cgroup; logged when it turns wrong. */
-static void verify_protect(struct manager *m, struct manager_class *st)
+/* "512 MiB", "max", or why it could not be read. */
+static const char *low_string(int r, uint64_t low, char *buf, size_t size)
 {
+	if (r < 0)
+		snprintf(buf, size, "unreadable (%s)", strerror(-r));
+	else if (low == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		pmemram_format_size(low, buf, size);
+	return buf;
+}
+
+/* Read back the memory.low systemd gave the class's slice cgroup, and pmemram.slice's, which
+ * bounds it (parent_r and parent_low as pmemram_slice_read_protection() gave them, sum what
+ * it should be); logged when it turns wrong. */
+static void verify_protect(struct manager *m, struct manager_class *st, int parent_r, uint64_t parent_low, uint64_t sum)
+{
+	bool parent_short = st->protect > 0 && (parent_r < 0 || (parent_r > 0 && parent_low < sum));
 	uint64_t low = 0;
-	char a[32], b[32];
+	char a[32], b[64], c[64], d[32];
 	int r, state;
 
 	r = pmemram_slice_read_protection(m->ctx, st->name, &low);
 	if (r == -ENOENT && st->protect == 0) /* no memory controller on the slice: nothing protected, as wanted */
 		r = 1;
-	state = r == 0 ? 0 : r > 0 && pmemram_protection_matches(st->protect, low) ? 1 : -1;
+	state = r == 0 ? 0 : r > 0 && pmemram_protection_matches(st->protect, low) && !parent_short ? 1 : -1;
 	if (state < 0 && (st->protect_state >= 0 || st->memory_low != low))
 		class_log(m, MANAGER_EVENT_CLASS_SLICES_FAILED, st->name,
-			  "protect = %s is not in effect: memory.low of its slice cgroup %s%s",
-			  pmemram_format_size(st->protect, a, sizeof(a)), r < 0 ? "cannot be read: " : "reads ",
-			  r < 0		      ? strerror(-r)
-			  : low == UINT64_MAX ? "max"
-					      : pmemram_format_size(low, b, sizeof(b)));
+			  "protect = %s is not in effect: memory.low of its slice cgroup is %s, of " PMEMRAM_PARENT_SLICE
+			  " %s (for %s in all classes)",
+			  pmemram_format_size(st->protect, a, sizeof(a)), low_string(r, low, b, sizeof(b)),
+			  parent_r == 0 ? "not there" : low_string(parent_r, parent_low, c, sizeof(c)),
+			  pmemram_format_size(sum, d, sizeof(d)));
 	st->protect_state = state;
 	st->memory_low = low;
+}
+
+static void verify_protection(struct manager *m, struct manager_class *states)
+{
+	uint64_t parent_low = 0, sum = protect_sum(m, states);
+	int parent_r = pmemram_slice_read_protection(m->ctx, NULL, &parent_low);
+
+	for (size_t i = 0; i < m->config->n_classes; i++)
+		if (states[i].nodes[0] && !states[i].error[0])
+			verify_protect(m, &states[i], parent_r, parent_low, sum);
 }
 
 static void apply_demotion(struct manager *m)
@@ -294,9 +327,8 @@ int manager_apply_classes(struct manager *m)
 			m->slice_reload_pending = false;
 		}
 	}
-	for (size_t i = 0; i < m->config->n_classes; i++)
-		if (states[i].nodes[0] && !states[i].error[0] && !m->slice_reload_pending)
-			verify_protect(m, &states[i]);
+	if (!m->slice_reload_pending)
+		verify_protection(m, states);
 	r = 0;
 	m->classes_pruned = m->config->n_classes == 0 && pruned && !m->slice_reload_pending;
 done:

@@ -171,6 +171,11 @@ static void test_slice_protect(void **state)
 			 0);
 	assert_int_equal(pmemram_slice_read_protection(env->ctx, "premium", &low), -EINVAL);
 	assert_int_equal(pmemram_slice_read_protection(env->ctx, "pre-mium", &low), -EINVAL);
+	/* pmemram.slice's own */
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, NULL, &low), -ENOENT);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/memory.low", "1073741824\n"), 0);
+	assert_int_equal(pmemram_slice_read_protection(env->ctx, NULL, &low), 1);
+	assert_int_equal(low, UINT64_C(1) << 30);
 
 	/* the kernel keeps whole pages */
 	assert_true(pmemram_protection_matches(UINT64_C(512) << 20, UINT64_C(512) << 20));
@@ -266,6 +271,7 @@ static void test_ctl_classes(void **state)
 	assert_non_null(
 		strstr(run->out, "protect = SIZE is set: reclaim, and so demotion, passes over that much of it\n"));
 	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/memory.low", "1073741824\n"), 0);
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.low",
 					  "0\n"),
 			 0);
@@ -278,6 +284,14 @@ static void test_ctl_classes(void **state)
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
 	assert_non_null(strstr(run->out, "protect = 1 GiB: memory.low 1 GiB (in effect)\n"));
 	free(TAKE_PTR(run));
+	/* pmemram.slice bounds it: less there is less for the class */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/memory.low", "0\n"), 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_non_null(strstr(run->out,
+			       "protect = 1 GiB: memory.low 1 GiB (NOT in effect: pmemram.slice's memory.low is "
+			       "less than all classes' protect)\n"));
+	free(TAKE_PTR(run));
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "fs/cgroup/pmemram.slice/memory.low", "1073741824\n"), 0);
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
 	assert_int_equal(run->status, 0);
 	j = json_tokener_parse(run->out);
@@ -285,6 +299,7 @@ static void test_ctl_classes(void **state)
 	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.protect")), INT64_C(1) << 30);
 	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.memory_low")), INT64_C(1) << 30);
 	assert_int_equal(json_object_get_int64(json_at(j, "classes.1.protect")), 0);
+	assert_int_equal(json_object_get_int64(json_at(j, "pmemram_slice_memory_low")), INT64_C(1) << 30);
 	assert_null(json_at(j, "classes.1.memory_low"));
 	json_object_put(j);
 	free(TAKE_PTR(run));

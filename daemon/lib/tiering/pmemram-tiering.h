@@ -51,7 +51,8 @@ int pmemram_parent_slice_render(uint64_t protect, char **ret);
  * unchanged, -EEXIST when a pmemram.slice that pmemramd did not write is there. */
 int pmemram_parent_slice_write(int dir_fd, const char *text);
 /* The protection the kernel applies to the class's slice now: memory.low of the cgroup
- * fs/cgroup/pmemram.slice/pmemram-NAME.slice below the sysfs root ("max" is UINT64_MAX).  1 and
+ * fs/cgroup/pmemram.slice/pmemram-NAME.slice below the sysfs root ("max" is UINT64_MAX), or with
+ * class_name NULL of fs/cgroup/pmemram.slice itself.  1 and
  * *ret; 0 when the cgroup does not exist (systemd makes it with the slice's first unit); -ENOENT
  * when it has no memory.low (no memory controller there); -errno. */
 int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret);

@@ -190,9 +190,10 @@ int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_nam
 
 	if (!ctx || !ret)
 		return -EINVAL;
-	r = pmemram_slice_name(class_name, name, sizeof(name));
+	r = class_name ? pmemram_slice_name(class_name, name, sizeof(name)) : 0;
 	if (r >= 0)
-		r = path_printf(path, sizeof(path), CGROUP_DIR "/" PMEMRAM_PARENT_SLICE "/%s", name);
+		r = path_printf(path, sizeof(path), CGROUP_DIR "/" PMEMRAM_PARENT_SLICE "%s%s", class_name ? "/" : "",
+				class_name ? name : "");
 	if (r < 0)
 		return r;
 	pmemram_ctx_clear_error(ctx);
