@@ -130,8 +130,9 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 		if (s->views[i].r >= 0)
 			sum = s->views[i].c->protect > UINT64_MAX - sum ? UINT64_MAX : sum + s->views[i].c->protect;
 	for (size_t i = 0; i < s->n; i++)
-		s->views[i].parent_short =
-			s->views[i].c->protect > 0 && (s->parent_r < 0 || (s->parent_r > 0 && s->parent_low < sum));
+		s->views[i].parent_short = s->views[i].c->protect > 0 &&
+					   (s->parent_r < 0 || (s->parent_r > 0 && s->parent_low < sum &&
+								!pmemram_protection_matches(sum, s->parent_low)));
 	return CTL_EXIT_OK;
 }
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd: tiering classes after each reconcile (slices, systemd reload) and the demotion switch. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include <inttypes.h>
 #include <systemd/sd-bus.h>
 
 #include "json-util.h"
@@ -189,7 +189,9 @@ static const char *low_string(int r, uint64_t low, char *buf, size_t size)
  * it should be); logged when it turns wrong. */
 static void verify_protect(struct manager *m, struct manager_class *st, int parent_r, uint64_t parent_low, uint64_t sum)
 {
-	bool parent_short = st->protect > 0 && (parent_r < 0 || (parent_r > 0 && parent_low < sum));
+	bool parent_short =
+		st->protect > 0 &&
+		(parent_r < 0 || (parent_r > 0 && parent_low < sum && !pmemram_protection_matches(sum, parent_low)));
 	uint64_t low = 0;
 	char a[32], b[64], c[64], d[32];
 	int r, state;
