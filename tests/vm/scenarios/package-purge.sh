@@ -3,13 +3,13 @@
 # The Debian package removed and purged while pmemramd manages onlined
 # memory: the memory stays online (removal gives nothing back), the daemon,
 # its unit, udev rule and programs go, and purge removes what pmemram wrote
-# (pmemramctl's claim drop-in, the class slice, /run/pmemram) and what dpkg
+# (pmemramctl's claim drop-in, the class slice and its parent, /run/pmemram) and what dpkg
 # owns (pmemram.conf), but keeps a drop-in the administrator wrote.  A new
 # install afterwards works again.
 set -u
 . ./lib.sh
 
-plan 18
+plan 20
 dropins=/etc/pmemram/pmemram.conf.d
 deb=/usr/lib/pmemram-test/pmemram.deb
 uuid=$(new_uuid)
@@ -19,12 +19,13 @@ must "(re)start pmemramd on the configuration" systemctl restart pmemramd.servic
 must "pmemramctl claim tier" pmemramctl claim tier --uuid "$uuid"
 claim_file=$dropins/50-pmemramctl-tier.conf
 ok "pmemramctl wrote its drop-in" test -f "$claim_file"
-printf '# the administrator'\''s own\n[class "bulk"]\nnodes = pmem\n' >"$dropins/40-local.conf"
+printf '# the administrator'\''s own\n[class "bulk"]\nnodes = pmem\nprotect = 64M\n' >"$dropins/40-local.conf"
 must "reload pmemramd" systemctl reload pmemramd.service
 D=$(mkns nsD devdax 512M "$uuid") || bail "cannot create the namespace"
 nd=$(dev_blocks "$D" | grep -c .)
 ok "$D comes online" wait_for 60 '[ "$(dev_state "$D")" = "$nd online Movable" ]'
 ok "pmemramd wrote the slice of class bulk" wait_for 30 '[ -f /run/systemd/system/pmemram-bulk.slice ]'
+ok "and pmemram.slice, for its protect" test -f /run/systemd/system/pmemram.slice
 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pmemram >"$PMEMRAM_OUT/apt-purge.txt" 2>&1
 is "apt-get purge succeeds" "$?" 0
@@ -39,6 +40,7 @@ ok "pmemramctl's claim drop-in is gone" test ! -e "$claim_file"
 ok "pmemram.conf (a conffile) is gone" test ! -e /etc/pmemram/pmemram.conf
 ok "the administrator's drop-in is kept" test -f "$dropins/40-local.conf"
 ok "the class slice is gone" test ! -e /run/systemd/system/pmemram-bulk.slice
+ok "pmemram.slice is gone" test ! -e /run/systemd/system/pmemram.slice
 ok "/run/pmemram is gone" test ! -e /run/pmemram
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$PMEMRAM_OUT/apt-reinstall.txt" 2>&1
