@@ -214,6 +214,8 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	ok = ok && json_add(o, "class", json_object_new_string(v->c->name));
 	ok = ok && json_add(o, "nodes_spec", json_object_new_string(v->c->nodes_text));
 	ok = ok && json_add(o, "mode", json_object_new_string(pmemram_class_mode_to_string(v->c->mode)));
+	/* The slice can only fence (AllowedMemoryNodes=): a policy is pmemramctl run's alone. */
+	ok = ok && json_add(o, "mode_in_slice", json_object_new_boolean(v->c->mode == PMEMRAM_CLASS_BIND));
 	ok = ok && json_add_string_or_null(o, "nodes", v->r >= 0 ? v->nodes : NULL);
 	ok = ok && json_add_string_or_null(o, "error", v->r < 0 ? v->why : NULL);
 	ok = ok && json_add(o, "slice", json_object_new_string(v->slice));
@@ -270,6 +272,10 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 		       v->r >= 0 && !streq(v->slice_nodes, v->nodes) ? " (pmemramd has not caught up)" : "");
 	else
 		printf("             %s: not written (pmemramd writes it once the class resolves)\n", v->slice);
+	if (v->c->mode != PMEMRAM_CLASS_BIND)
+		printf("             mode %s: for pmemramctl run only; units in the slice are confined to its\n"
+		       "             nodes (AllowedMemoryNodes=), as with bind\n",
+		       pmemram_class_mode_to_string(v->c->mode));
 	if (v->c->protect)
 		print_protect(v);
 	if (v->demotion_escape[0])

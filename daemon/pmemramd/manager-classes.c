@@ -357,6 +357,7 @@ struct json_object *manager_classes_json(const struct manager *m)
 
 	for (size_t i = 0; a && i < m->n_classes; i++) {
 		const struct manager_class *st = &m->classes[i];
+		const struct pmemram_class *c = m->config ? pmemram_config_find_class(m->config, st->name) : NULL;
 		struct json_object *o = json_object_new_object();
 		char slice[PMEMRAM_CLASS_NAME_MAX + 16] = "";
 		bool ok = o;
@@ -366,6 +367,10 @@ struct json_object *manager_classes_json(const struct manager *m)
 		ok = ok && json_add(o, "slice", json_object_new_string(slice));
 		ok = ok && json_add_string_or_null(o, "nodes", st->nodes[0] ? st->nodes : NULL);
 		ok = ok && json_add_string_or_null(o, "error", st->error[0] ? st->error : NULL);
+		/* The slice only fences: preferred and interleave are pmemramctl run's alone. */
+		ok = ok && json_add_string_or_null(o, "mode", c ? pmemram_class_mode_to_string(c->mode) : NULL);
+		ok = ok && (c ? json_add(o, "mode_in_slice", json_object_new_boolean(c->mode == PMEMRAM_CLASS_BIND))
+			      : json_add_null_value(o, "mode_in_slice"));
 		ok = ok && json_add(o, "protect", json_object_new_int64((int64_t)st->protect));
 		/* null: not known yet, or no protection and none left over */
 		ok = ok && (st->protect_state == 0 || (st->protect == 0 && st->protect_state > 0)

@@ -13,7 +13,7 @@
 set -u
 . ./lib.sh
 
-plan 29
+plan 32
 work=/usr/lib/pmemram-test/cache-work
 tmp=$(mktemp -d)
 
@@ -55,6 +55,7 @@ nodes = pmem
 
 [class "premium"]
 nodes = dram
+mode = preferred
 EOF
 # The udev rule started pmemramd when the namespace appeared, before the
 # configuration existed: restart it on the configuration.
@@ -123,6 +124,17 @@ ok "journal: the class error has PMEMRAM_CLASS=bad" \
 	wait_for 10 "journalctl -b PMEMRAM_CLASS=bad -o cat | grep -q 'node 7'"
 rm -f /etc/pmemram/pmemram.conf.d/50-bad.conf
 must "reload without the bad class" systemctl reload pmemramd.service
+
+# A policy class: the slice can only fence it, and pmemramctl classes says so.
+mkdir -p "$tmp/policy"
+printf '[class "spill"]\nnodes = dram\nmode = preferred\n' >"$tmp/policy/pmemram.conf"
+ok "classes says mode preferred is pmemramctl run's alone" \
+	sh -c "pmemramctl classes --config $tmp/policy | grep -q 'mode preferred: for pmemramctl run only; units in the slice are confined to its'"
+is "pmemramd's status says which class's mode its slice carries" \
+	"$(pmemramctl status --json | jq -r '[.daemon.daemon.classes[] | "\(.class)=\(.mode),\(.mode_in_slice)"] | join(" ")')" \
+	"economy=bind,true premium=preferred,false"
+is "... and --json that the slice does not carry it" \
+	"$(pmemramctl classes --config "$tmp/policy" --json | jq -r '.classes[0] | "\(.mode) \(.mode_in_slice)"')" "preferred false"
 
 # A second NVDIMM on a node of its own: the economy slice follows.
 bs=$(block_size)
