@@ -144,8 +144,9 @@ static void test_value_errors(void **state)
 
 static void test_syntax_errors(void **state)
 {
-	expect_error("a.conf", "[global]\nshufle = on\n",
-		     "a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind)");
+	expect_error(
+		"a.conf", "[global]\nshufle = on\n",
+		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
@@ -284,6 +285,38 @@ static void test_online_at_bind(void **state)
 		     "a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert)");
 }
 
+static void test_promotion(void **state)
+{
+	struct pmemram_config_errors e;
+	struct pmemram_config *c = NULL;
+	char where[64];
+
+	(void)state;
+	/* left alone unless set */
+	assert_int_equal(parse("pmemram.conf", "", &c, &e), 0);
+	assert_int_equal(c->promotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_int_equal(c->promotion_rate, 0);
+	c = pmemram_config_free(c);
+	assert_int_equal(parse("pmemram.conf", "[global]\npromotion = on\npromotion-rate = 256\n", &c, &e), 0);
+	assert_int_equal(c->promotion, PMEMRAM_CONFIG_DEMOTION_ON);
+	assert_int_equal(c->promotion_rate, 256);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->promotion_rate_set, where, sizeof(where)),
+			    "pmemram.conf:3");
+	c = pmemram_config_free(c);
+
+	expect_error("a.conf", "[global]\npromotion = yes\n",
+		     "a.conf:2: key 'promotion': expected 'keep', 'on' or 'off', got 'yes'");
+	expect_error("a.conf", "[global]\npromotion-rate = 0\n",
+		     "a.conf:2: key 'promotion-rate': expected MB/s, a whole number from 1 to 4294967295, got '0'");
+	expect_error(
+		"a.conf", "[global]\npromotion-rate = 4294967296\n",
+		"a.conf:2: key 'promotion-rate': expected MB/s, a whole number from 1 to 4294967295, got '4294967296'");
+	expect_error("a.conf", "[global]\npromotion-rate = 10M\n",
+		     "a.conf:2: key 'promotion-rate': expected MB/s, a whole number from 1 to 4294967295, got '10M'");
+	expect_error("a.conf", "[global]\npromotion = on\npromotion = off\n",
+		     "a.conf:3: key 'promotion': already set at line 2");
+}
+
 static void test_class_errors(void **state)
 {
 	/* the name becomes pmemram-NAME.slice, where '-' would nest */
@@ -338,8 +371,9 @@ static void test_class_errors(void **state)
 	expect_error("a.conf", "[class \"x\"]\nprotect = 1G\nnodes = dram\nprotect = 2G\n",
 		     "a.conf:4: key 'protect': already set at line 2");
 	/* a class's key: not one of [global] */
-	expect_error("a.conf", "[global]\nprotect = 1G\n",
-		     "a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind)");
+	expect_error(
+		"a.conf", "[global]\nprotect = 1G\n",
+		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
 	expect_error("a.conf", "[global]\ndemotion = yes\n",
 		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
@@ -371,8 +405,9 @@ static void test_many_errors(void **state)
 	assert_int_equal(parse("a.conf", text, &c, &e), -EINVAL);
 	assert_int_equal(e.n, PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
-	assert_string_equal(e.msg[15],
-			    "a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind)");
+	assert_string_equal(
+		e.msg[15],
+		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
 }
 
 static void test_verify_errors(void **state)
@@ -745,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_online_at_bind),
+		cmocka_unit_test(test_promotion),
 		cmocka_unit_test(test_class_errors),
 		cmocka_unit_test(test_class_protect),
 		cmocka_unit_test(test_many_errors),

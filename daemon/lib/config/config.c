@@ -375,6 +375,29 @@ static void key_demotion(struct parser *p, const char *key, const char *value)
 		p->config->demotion = (enum pmemram_config_demotion)i;
 }
 
+static void key_promotion(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
+
+	if (i >= 0 && set_once(p, key, &p->config->promotion_set))
+		p->config->promotion = (enum pmemram_config_demotion)i;
+}
+
+static void key_promotion_rate(struct parser *p, const char *key, const char *value)
+{
+	char q[QUOTE_MAX + 4];
+	uint64_t rate;
+
+	/* The kernel keeps it in an unsigned int of MB/s. */
+	if (pmemram_parse_u64(value, 10, &rate) < 0 || rate == 0 || rate > UINT32_MAX) {
+		parse_error(p, "key '%s': expected MB/s, a whole number from 1 to %u, got '%s'", key, UINT32_MAX,
+			    quote(value, q));
+		return;
+	}
+	if (set_once(p, key, &p->config->promotion_rate_set))
+		p->config->promotion_rate = rate;
+}
+
 static void key_nodes(struct parser *p, const char *key, const char *value)
 {
 	struct pmemram_nodemask list = {};
@@ -456,6 +479,8 @@ static const struct key_def {
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
 	{ SECTION_GLOBAL, "demotion", key_demotion },
 	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
+	{ SECTION_GLOBAL, "promotion", key_promotion },
+	{ SECTION_GLOBAL, "promotion-rate", key_promotion_rate },
 	{ SECTION_CLAIM, "match", key_match },
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
@@ -843,6 +868,9 @@ int pmemram_config_new(struct pmemram_config **ret)
 	c->shuffle_set.file = -1;
 	c->demotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
 	c->demotion_set.file = -1;
+	c->promotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
+	c->promotion_set.file = -1;
+	c->promotion_rate_set.file = -1;
 	c->online_at_bind = true;
 	c->online_at_bind_set.file = -1;
 	*ret = c;

@@ -104,6 +104,12 @@ struct pmemram_config {
 	struct pmemram_config_origin shuffle_set;
 	enum pmemram_config_demotion demotion;
 	struct pmemram_config_origin demotion_set;
+	/* kernel.numa_balancing's memory-tiering bit (promotion of hot pages to the top tier): the
+	 * same three words as demotion. */
+	enum pmemram_config_demotion promotion;
+	struct pmemram_config_origin promotion_set;
+	uint64_t promotion_rate; /* MB/s for numa_balancing_promote_rate_limit_MBps, 0 unset */
+	struct pmemram_config_origin promotion_rate_set;
 	bool online_at_bind; /* the kernel onlines a claimed device's blocks during its kmem bind */
 	struct pmemram_config_origin online_at_bind_set;
 	size_t n_claims;
