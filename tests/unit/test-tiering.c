@@ -203,6 +203,38 @@ static void test_demotion(void **state)
 	assert_true(on);
 }
 
+static void test_promotion(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_promotion p;
+
+	/* A kernel without NUMA balancing has no sysctl. */
+	assert_int_equal(pmemram_promotion_read(env->ctx, &p), -ENOENT);
+	assert_int_equal(pmemram_promotion_write(env->ctx, true, 0), -ENOENT);
+	assert_non_null(strstr(pmemram_ctx_get_error_path(env->ctx), "/sys/kernel/numa_balancing"));
+
+	/* Bit 1 (balancing within a tier) is kept when the tiering bit is set or cleared. */
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/numa_balancing", "1\n"), 0);
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/numa_balancing_promote_rate_limit_MBps", "65536\n"),
+			 0);
+	assert_int_equal(pmemram_promotion_read(env->ctx, &p), 0);
+	assert_int_equal(p.numa_balancing, 1);
+	assert_false(p.tiering);
+	assert_int_equal(p.rate_mbps, 65536);
+	assert_int_equal(pmemram_promotion_write(env->ctx, true, 256), 0);
+	assert_string_equal(fake_sysfs_read(env->proc, "sys/kernel/numa_balancing"), "3");
+	assert_string_equal(fake_sysfs_read(env->proc, "sys/kernel/numa_balancing_promote_rate_limit_MBps"), "256");
+	assert_int_equal(pmemram_promotion_read(env->ctx, &p), 0);
+	assert_true(p.tiering);
+	assert_int_equal(pmemram_promotion_write(env->ctx, false, 0), 0);
+	assert_string_equal(fake_sysfs_read(env->proc, "sys/kernel/numa_balancing"), "1");
+	assert_string_equal(fake_sysfs_read(env->proc, "sys/kernel/numa_balancing_promote_rate_limit_MBps"), "256");
+
+	/* Garbage in the sysctl is not a state. */
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/numa_balancing", "tiered\n"), 0);
+	assert_int_equal(pmemram_promotion_read(env->ctx, &p), -EBADMSG);
+}
+
 /* pmemramctl classes and run on the fake HMAT machine (node 2 holds kmem memory). */
 static struct run *ctl(struct fake_env *env, const char *config, const char *const *args)
 {
@@ -349,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_slice_files),
 		cmocka_unit_test_setup_teardown(test_slice_protect, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_demotion, fake_env_setup_hmat, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_promotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_ctl_classes, fake_env_setup_hmat, fake_env_teardown),
 	};
 

@@ -96,6 +96,8 @@ int sysfs_read_link_name(struct pmemram_ctx *ctx, const char *path, char *buf, s
 int sysfs_exists(struct pmemram_ctx *ctx, const char *path);
 /* Write value, nothing read back; with timeout_usec > 0 written by a child process as below. */
 int sysfs_write_bounded(struct pmemram_ctx *ctx, const char *path, const char *value, uint64_t timeout_usec);
+/* Write value to a file below a root (a sysctl below procfs), re-read it: -EIO when it differs. */
+int root_write_verify(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *value);
 /* Write value, re-read and compare against expect (value when NULL); -EIO on mismatch. */
 int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *value, const char *expect);
 /* The same, the write done by a child process that is killed after timeout_usec (0: no bound,

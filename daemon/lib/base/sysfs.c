@@ -398,6 +398,31 @@ int sysfs_write_verify(struct pmemram_ctx *ctx, const char *path, const char *va
 	return sysfs_write_verify_bounded(ctx, path, value, expect, 0);
 }
 
+int root_write_verify(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path, const char *value)
+{
+	char buf[SYSFS_ATTR_MAX];
+	int dir_fd, r;
+
+	if (!ctx || !path || !value)
+		return -EINVAL;
+	dir_fd = pmemram_ctx_get_root_fd(ctx, which);
+	if (dir_fd < 0)
+		return dir_fd;
+	pmemram_ctx_count_access(ctx, which);
+	r = store(dir_fd, path, value);
+	if (r < 0)
+		return fail_in(ctx, which, path, r);
+	log_debug(ctx, "%s: wrote \"%s\"", path, value);
+	r = root_read_string(ctx, which, path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	if (!streq(buf, value)) {
+		log_debug(ctx, "%s: wrote \"%s\", reads back \"%s\"", path, value, buf);
+		return fail_in(ctx, which, path, -EIO);
+	}
+	return 0;
+}
+
 int sysfs_name_index(const char *name, const char *prefix, unsigned long *ret)
 {
 	size_t len;

@@ -63,6 +63,18 @@ bool pmemram_protection_matches(uint64_t bytes, uint64_t memory_low);
 int pmemram_slice_prune(int dir_fd, const char *const *keep, size_t n_keep,
 			void (*removed)(const char *name, void *userdata), void *userdata);
 
+/* kernel.numa_balancing and its promotion rate limit, below the procfs root. */
+struct pmemram_promotion {
+	unsigned numa_balancing; /* the sysctl: bit 1 between the nodes of a tier, bit 2 between tiers */
+	bool tiering;		 /* bit 2: hot pages of slower tiers are promoted to the top tier */
+	uint64_t rate_mbps;	 /* numa_balancing_promote_rate_limit_MBps, 0 when the kernel has none */
+};
+/* -ENOENT when the kernel has no NUMA balancing (CONFIG_NUMA_BALANCING off). */
+int pmemram_promotion_read(struct pmemram_ctx *ctx, struct pmemram_promotion *ret);
+/* Set or clear the tiering bit (the other bits kept), and the rate limit unless rate_mbps is 0;
+ * each written value read back (-EIO when it differs). */
+int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps);
+
 /* /sys/kernel/mm/numa/demotion_enabled: -ENOENT when the kernel has no such switch. */
 int pmemram_demotion_read(struct pmemram_ctx *ctx, bool *ret);
 /* Write it and read it back; -EIO when it does not stick. */

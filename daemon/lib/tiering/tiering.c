@@ -15,7 +15,10 @@
 #define SLICE_PREFIX "pmemram-"
 #define SLICE_SUFFIX ".slice"
 #define DEMOTION_PATH "kernel/mm/numa/demotion_enabled"
-#define CGROUP_DIR "fs/cgroup" /* below the sysfs root */
+#define NUMA_BALANCING_PATH "sys/kernel/numa_balancing" /* below procfs */
+#define PROMOTE_RATE_PATH "sys/kernel/numa_balancing_promote_rate_limit_MBps"
+#define NUMA_BALANCING_MEMORY_TIERING 2u /* the bit that promotes between tiers */
+#define CGROUP_DIR "fs/cgroup"		 /* below the sysfs root */
 
 int pmemram_slice_name(const char *class_name, char *buf, size_t size)
 {
@@ -277,4 +280,60 @@ int pmemram_demotion_write(struct pmemram_ctx *ctx, bool on)
 		return -EINVAL;
 	pmemram_ctx_clear_error(ctx);
 	return sysfs_write_verify(ctx, DEMOTION_PATH, on ? "1" : "0", on ? "true" : "false");
+}
+
+int pmemram_promotion_read(struct pmemram_ctx *ctx, struct pmemram_promotion *ret)
+{
+	struct pmemram_promotion p = {};
+	char buf[32];
+	uint64_t v;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+	r = root_read_string(ctx, PMEMRAM_ROOT_PROCFS, NUMA_BALANCING_PATH, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	if (pmemram_parse_u64(buf, 10, &v) < 0 || v > UINT32_MAX)
+		return -EBADMSG;
+	p.numa_balancing = (unsigned)v;
+	p.tiering = p.numa_balancing & NUMA_BALANCING_MEMORY_TIERING;
+	/* Older kernels promote without a rate limit. */
+	r = root_read_string(ctx, PMEMRAM_ROOT_PROCFS, PROMOTE_RATE_PATH, buf, sizeof(buf));
+	if (r >= 0 && pmemram_parse_u64(buf, 10, &p.rate_mbps) < 0)
+		return -EBADMSG;
+	if (r < 0 && r != -ENOENT)
+		return r;
+	pmemram_ctx_clear_error(ctx);
+	*ret = p;
+	return 0;
+}
+
+int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps)
+{
+	struct pmemram_promotion now;
+	char value[32];
+	unsigned want;
+	int r;
+
+	r = pmemram_promotion_read(ctx, &now);
+	if (r < 0)
+		return r;
+	/* NUMA balancing between the nodes of one tier (bit 1) stays as it was. */
+	want = on ? now.numa_balancing | NUMA_BALANCING_MEMORY_TIERING
+		  : now.numa_balancing & ~NUMA_BALANCING_MEMORY_TIERING;
+	if (want != now.numa_balancing) {
+		(void)snprintf(value, sizeof(value), "%u", want);
+		r = root_write_verify(ctx, PMEMRAM_ROOT_PROCFS, NUMA_BALANCING_PATH, value);
+		if (r < 0)
+			return r;
+	}
+	if (rate_mbps > 0 && rate_mbps != now.rate_mbps) {
+		(void)snprintf(value, sizeof(value), "%" PRIu64, rate_mbps);
+		r = root_write_verify(ctx, PMEMRAM_ROOT_PROCFS, PROMOTE_RATE_PATH, value);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
