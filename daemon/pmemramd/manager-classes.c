@@ -250,6 +250,44 @@ static void apply_demotion(struct manager *m)
 	     pmemram_config_demotion_to_string(m->config->demotion));
 }
 
+static void apply_promotion(struct manager *m)
+{
+	const struct pmemram_config *c = m->config;
+	bool want = c->promotion == PMEMRAM_CONFIG_DEMOTION_ON;
+	char rate[48] = "";
+	int r;
+
+	m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
+	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP && c->promotion_rate == 0)
+		return;
+	if (m->promotion_r == -ENOENT) {
+		if (!m->promotion_absent_logged)
+			mevent(m, MANAGER_EVENT_PROMOTION_UNSUPPORTED,
+			       "promotion is configured, but this kernel has no /proc/sys/kernel/numa_balancing");
+		m->promotion_absent_logged = true;
+		return;
+	}
+	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+		want = m->promotion_r >= 0 && m->promotion.tiering;
+	if (m->promotion_r >= 0 && m->promotion.tiering == want &&
+	    (c->promotion_rate == 0 || c->promotion_rate == m->promotion.rate_mbps))
+		return;
+	r = pmemram_promotion_write(m->ctx, want, c->promotion_rate);
+	if (r < 0) {
+		mevent(m, MANAGER_EVENT_PROMOTION_FAILED, "cannot set memory-tier promotion %s%s: %s: %s",
+		       want ? "on" : "off", c->promotion_rate ? " with its rate limit" : "",
+		       pmemram_ctx_get_error_path(m->ctx) ? pmemram_ctx_get_error_path(m->ctx)
+							  : "kernel.numa_balancing",
+		       strerror(-r));
+		return;
+	}
+	m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
+	if (c->promotion_rate)
+		(void)snprintf(rate, sizeof(rate), ", at most %" PRIu64 " MB/s", c->promotion_rate);
+	mlog(m, LOG_INFO, "memory-tier promotion %s (kernel.numa_balancing %u%s)", want ? "on" : "off",
+	     m->promotion.numa_balancing, rate);
+}
+
 int manager_apply_classes(struct manager *m)
 {
 	_cleanup_(closep) int dir_fd = -1;
@@ -263,6 +301,7 @@ int manager_apply_classes(struct manager *m)
 	int r, removed;
 
 	apply_demotion(m);
+	apply_promotion(m);
 	/* No class configured, and the slices of earlier ones removed since the configuration was
 	 * loaded: nothing to read or write after a reconcile. */
 	if (m->config->n_classes == 0 && m->classes_pruned)

@@ -584,6 +584,12 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 		ok = json_add(d, "classes", manager_classes_json(m)) &&
 		     (m->demotion >= 0 ? json_add(d, "demotion_enabled", json_object_new_boolean(m->demotion))
 				       : json_add_null_value(d, "demotion_enabled"));
+	/* null until read after a reconcile, and on a kernel without NUMA balancing */
+	if (ok) {
+		struct json_object *p = pmemram_promotion_to_json(m->promotion_r, &m->promotion);
+
+		ok = p ? json_add(d, "promotion", p) : json_add_null_value(d, "promotion");
+	}
 	if (ok && m->shuffle_known) {
 		struct json_object *sp = json_object_new_object();
 

@@ -12,6 +12,7 @@
 #include "pmemram-shuffle-policy.h"
 #include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
+#include "pmemram-tiering.h"
 #include "pmemram.h"
 #include "messages.h"
 
@@ -82,6 +83,9 @@ struct manager {
 	bool slice_dir_is_systemds; /* it is systemd's runtime unit directory: reload systemd after */
 	bool demotion_absent_logged;
 	int demotion; /* demotion_enabled as last read: 1, 0, -1 unknown */
+	bool promotion_absent_logged;
+	int promotion_r; /* how promotion was last read: 0, or -errno (promotion then not known) */
+	struct pmemram_promotion promotion;
 
 	/* WatchdogSec= (0: none), and when manager_progress() last pinged it (CLOCK_MONOTONIC) */
 	uint64_t watchdog_usec;

@@ -71,6 +71,10 @@ struct pmemram_promotion {
 };
 /* -ENOENT when the kernel has no NUMA balancing (CONFIG_NUMA_BALANCING off). */
 int pmemram_promotion_read(struct pmemram_ctx *ctx, struct pmemram_promotion *ret);
+/* {"numa_balancing": N, "tiering": bool, "rate_limit_mbps": N or null} from what
+ * pmemram_promotion_read() returned (r) and read; NULL for r < 0 (or no memory). */
+struct json_object;
+struct json_object *pmemram_promotion_to_json(int r, const struct pmemram_promotion *p);
 /* Set or clear the tiering bit (the other bits kept), and the rate limit unless rate_mbps is 0;
  * each written value read back (-EIO when it differs). */
 int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps);

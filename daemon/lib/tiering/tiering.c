@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json-util.h"
 #include "pmemram-private.h"
 #include "pmemram-tiering.h"
 
@@ -308,6 +309,22 @@ int pmemram_promotion_read(struct pmemram_ctx *ctx, struct pmemram_promotion *re
 	pmemram_ctx_clear_error(ctx);
 	*ret = p;
 	return 0;
+}
+
+struct json_object *pmemram_promotion_to_json(int r, const struct pmemram_promotion *p)
+{
+	struct json_object *o;
+
+	if (r < 0)
+		return NULL;
+	o = json_object_new_object();
+	if (o && json_add(o, "numa_balancing", json_object_new_int64(p->numa_balancing)) &&
+	    json_add(o, "tiering", json_object_new_boolean(p->tiering)) &&
+	    (p->rate_mbps ? json_add(o, "rate_limit_mbps", json_object_new_uint64(p->rate_mbps))
+			  : json_add_null_value(o, "rate_limit_mbps")))
+		return o;
+	json_object_put(o);
+	return NULL;
 }
 
 int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps)
