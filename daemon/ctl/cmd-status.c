@@ -20,6 +20,8 @@ struct status {
 	struct ctl_shuffle shuffle; /* kernel state and the policy; its topology is ours */
 	const char *policy_origin;  /* FILE:LINE of the shuffle key, or why the policy is assumed */
 	int demotion;		    /* /sys/kernel/mm/numa/demotion_enabled: 1, 0, -1 when absent */
+	int promotion_r;	    /* pmemram_promotion_read(): 0, or -ENOENT without NUMA balancing */
+	struct pmemram_promotion promotion;
 	char origin_buf[PATH_MAX + 16];
 	struct json_object *daemon; /* pmemramd's status reply; NULL when it is not running */
 	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
@@ -83,6 +85,9 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 			return ctl_read_failed(ctx, "the demotion switch", r);
 		s->demotion = r < 0 ? -1 : on;
 	}
+	s->promotion_r = pmemram_promotion_read(ctx, &s->promotion);
+	if (s->promotion_r < 0 && s->promotion_r != -ENOENT)
+		return ctl_read_failed(ctx, "kernel.numa_balancing", s->promotion_r);
 	/* What the daemon decided (refusals and why) only it knows; without it, status still works. */
 	s->daemon_r = ctl_daemon_simple("status", NULL, 10, &s->daemon);
 	if (s->daemon_r < 0) {
@@ -298,6 +303,13 @@ static int print_human(const struct status *s)
 	print_shuffle(s);
 	if (s->demotion >= 0)
 		printf("Memory-tier demotion: %s\n", s->demotion ? "enabled" : "disabled");
+	if (s->promotion_r >= 0) {
+		printf("Memory-tier promotion: %s (kernel.numa_balancing %u)",
+		       s->promotion.tiering ? "enabled" : "disabled", s->promotion.numa_balancing);
+		if (s->promotion.rate_mbps)
+			printf(", at most %" PRIu64 " MB/s", s->promotion.rate_mbps);
+		printf("\n");
+	}
 	print_daemon(s);
 	return 0;
 }
@@ -502,6 +514,10 @@ static int print_json(const struct status *s)
 		json_add(&err, root, "demotion_enabled", json_object_new_boolean(s->demotion));
 	else
 		json_add_null(&err, root, "demotion_enabled");
+	if (s->promotion_r >= 0)
+		json_add(&err, root, "promotion", pmemram_promotion_to_json(s->promotion_r, &s->promotion));
+	else
+		json_add_null(&err, root, "promotion");
 
 	json_add(&err, root, "daemon", json_daemon(&err, s));
 

@@ -171,6 +171,48 @@ static void test_daemon_not_answering(void **state)
 	rmdir(dir);
 }
 
+/* Promotion as the procfs root shows it, and nothing of it on a kernel without NUMA balancing. */
+static void test_promotion(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char root_env[512], proc_env[512], sock_env[600];
+	const char *vars[] = { root_env, proc_env, sock_env, NULL };
+	const char *human[] = { "status", NULL }, *json[] = { "--json", "status", NULL };
+	struct json_object *j;
+	struct run *run;
+
+	snprintf(root_env, sizeof(root_env), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(proc_env, sizeof(proc_env), "PMEMRAM_PROCFS_ROOT=%s", env->proc);
+	snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s/no-daemon.sock", env->root);
+
+	run = run_ctl_env(vars, json);
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_null(json_at(j, "promotion"));
+	json_object_put(j);
+	free(run);
+	run = run_ctl_env(vars, human);
+	assert_null(strstr(run->out, "promotion"));
+	free(run);
+
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/numa_balancing", "3\n"), 0);
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/numa_balancing_promote_rate_limit_MBps", "128\n"), 0);
+	run = run_ctl_env(vars, json);
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_get_int(json_at(j, "promotion.numa_balancing")), 3);
+	assert_true(json_bool_at(j, "promotion.tiering"));
+	assert_int_equal(json_object_get_int(json_at(j, "promotion.rate_limit_mbps")), 128);
+	json_object_put(j);
+	free(run);
+	run = run_ctl_env(vars, human);
+	assert_non_null(
+		strstr(run->out, "Memory-tier promotion: enabled (kernel.numa_balancing 3), at most 128 MB/s\n"));
+	free(run);
+}
+
 static void test_missing_block_size(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
@@ -233,6 +275,7 @@ int main(void)
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_daemon_not_answering, fake_env_setup_hmat),
+		FAKE_TEST(test_promotion, fake_env_setup_hmat),
 		FAKE_TEST(test_missing_block_size, fake_env_setup_hmat),
 		FAKE_TEST(test_bad_root, fake_env_setup_stock),
 		FAKE_TEST(test_usage, fake_env_setup_stock),
