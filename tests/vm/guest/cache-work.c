@@ -13,6 +13,9 @@
  *       KEEP per mille, so long-lived pieces pile up and pin the free memory around them the way page
  *       cache and slab do on an aged machine.  Prints "ready kept=KIB" and waits for a signal, holding
  *       the kept chunks.
+ *   cache-work hot MIB
+ *       Fault in a MIB MiB buffer like hold, print "ready", then write a byte of every page, in
+ *       turns, until a signal: a hot set for NUMA balancing's hinting faults (promotion).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -90,6 +93,31 @@ static int hold(size_t mib)
 	return 0;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int hot(size_t mib)
+{
+	size_t len = mib << 20;
+	volatile char *p = map_pages(len);
+
+	if (!p)
+		return die("cannot fault in the buffer");
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	printf("ready\n");
+	fflush(stdout);
+	for (unsigned char round = 0; !stop; round++)
+		for (size_t off = 0; off < len && !stop; off += PAGE)
+			p[off] = (char)round;
+	return 0;
+}
+
 static int churn(size_t mib, unsigned rounds, unsigned keep_permille)
 {
 	size_t max = (mib << 20) / PAGE + 1, kept = 0, kept_pages = 0;
@@ -134,7 +162,8 @@ static int churn(size_t mib, unsigned rounds, unsigned keep_permille)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: cache-work hold MIB | cache-work churn MIB ROUNDS KEEP_PERMILLE SEED\n");
+	fprintf(stderr,
+		"usage: cache-work hold MIB | cache-work hot MIB | cache-work churn MIB ROUNDS KEEP_PERMILLE SEED\n");
 	return 2;
 }
 
@@ -149,6 +178,8 @@ int main(int argc, char **argv)
 		return usage();
 	if (strcmp(argv[1], "hold") == 0 && argc == 3)
 		return hold(mib);
+	if (strcmp(argv[1], "hot") == 0 && argc == 3)
+		return hot(mib);
 	if (strcmp(argv[1], "churn") == 0 && argc == 6) {
 		unsigned long rounds = strtoul(argv[3], NULL, 10), keep = strtoul(argv[4], NULL, 10);
 
