@@ -94,7 +94,7 @@ is "$D online again" "$(dev_state "$D")" "$nd online Movable"
 # as the kernel adds them.
 must "stop pmemramd" systemctl stop pmemramd.service
 must "release $D without the daemon" pmemramctl release "$D"
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=@$(date +%s.%N) # to the microsecond: the steps come within a second
 must "bind kmem to $D without onlining" daxctl reconfigure-device --mode=system-ram --no-online "$D"
 ok "the udev rule (pmemramctl udev-online) onlines $D's blocks as Movable" \
 	wait_for 30 '[ "$(dev_state "$D")" = "$nd online Movable" ]'
@@ -111,7 +111,7 @@ must "reload udev rules" udevadm control --reload
 must "stop pmemramd" systemctl stop pmemramd.service
 must "release $D without the daemon" pmemramctl release "$D"
 must "unbind device_dax from $D" sh -c "echo $D >/sys/bus/dax/drivers/device_dax/unbind"
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=@$(date +%s.%N)
 must "start pmemramd" systemctl start pmemramd.service
 is "restart after 'unbound' finishes $D" "$(dev_state "$D")" "$nd online Movable"
 is "... without disabling device_dax again" \
@@ -125,7 +125,7 @@ half=$((nd / 2))
 for b in $(dev_blocks "$D" | head -n "$half"); do
 	echo online_movable >"/sys/devices/system/memory/memory$b/state"
 done
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=@$(date +%s.%N)
 must "start pmemramd" systemctl start pmemramd.service
 is "restart after 'half online' finishes $D" "$(dev_state "$D")" "$nd online Movable"
 is "... onlining only the $((nd - half)) blocks left" \
@@ -135,7 +135,7 @@ is "... onlining only the $((nd - half)) blocks left" \
 # A real kill -9 while it works: restart, and every block onlined exactly once.
 must "stop pmemramd" systemctl stop pmemramd.service
 must "release $D" pmemramctl release "$D"
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=@$(date +%s.%N)
 systemctl start --no-block pmemramd.service
 # Kill as soon as D leaves device_dax: somewhere between the unbind and the
 # last block (where exactly is noted, not asserted: it is a race).
@@ -160,7 +160,7 @@ is "and nothing is left to undo" "$(cat /run/pmemram/auto-online)" ""
 # What a pmemramd killed inside the bind leaves: the knob changed, the value it replaced recorded.
 must "stop pmemramd" systemctl stop pmemramd.service
 must "leave auto_online_blocks changed and recorded" sh -c "echo online_movable >$knob && echo offline >/run/pmemram/auto-online"
-since=$(date '+%Y-%m-%d %H:%M:%S')
+since=@$(date +%s.%N)
 # (the restarts above spent systemd's start limit)
 must "start pmemramd" sh -c "systemctl reset-failed pmemramd.service && systemctl start pmemramd.service"
 is "pmemramd's start put auto_online_blocks back" "$(cat "$knob")" offline
