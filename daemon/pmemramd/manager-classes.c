@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "fileio.h"
 #include "json-util.h"
 #include "macro.h"
 #include "manager.h"
@@ -250,16 +252,70 @@ static void apply_demotion(struct manager *m)
 	     pmemram_config_demotion_to_string(m->config->demotion));
 }
 
+/* kernel.numa_balancing needs CAP_SYS_ADMIN to write, which the daemon does without: it writes its
+ * wish as a sysctl.d file and has systemd-sysctl, which runs with every privilege, apply it. */
+#define SYSCTL_FILE "/run/sysctl.d/50-pmemram-promotion.conf"
+#define SYSCTL_HEADER "# Written by pmemramd for promotion and promotion-rate in pmemram.conf(5).\n"
+#define SYSCTL_WAIT_USEC (1000 * 1000)
+
+/* Whether the promotion sysctls read as wanted. */
+static bool promotion_in_place(const struct manager *m, bool want)
+{
+	return m->promotion_r >= 0 && m->promotion.tiering == want &&
+	       (m->config->promotion_rate == 0 || m->config->promotion_rate == m->promotion.rate_mbps);
+}
+
+/* systemctl restart systemd-sysctl.service, on systemd's private bus: it applies every sysctl.d
+ * file again, ours included.  Returns once the job is queued. */
+static int systemd_restart_sysctl(void)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	int r;
+
+	r = sd_bus_new(&bus);
+	if (r >= 0)
+		r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_BUS);
+	if (r >= 0)
+		r = sd_bus_start(bus);
+	if (r >= 0)
+		r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+				       "org.freedesktop.systemd1.Manager", "RestartUnit", &error, NULL, "ss",
+				       "systemd-sysctl.service", "replace");
+	sd_bus_flush_close_unref(bus);
+	return r;
+}
+
+/* Whether SYSCTL_FILE is there, written by pmemramd. */
+static bool sysctl_file_ours(void)
+{
+	char head[sizeof(SYSCTL_HEADER)];
+	FILE *f = fopen(SYSCTL_FILE, "re");
+	bool ours;
+
+	if (!f)
+		return false;
+	ours = fgets(head, sizeof(head), f) && streq(head, SYSCTL_HEADER);
+	fclose(f);
+	return ours;
+}
+
 static void apply_promotion(struct manager *m)
 {
 	const struct pmemram_config *c = m->config;
 	bool want = c->promotion == PMEMRAM_CONFIG_DEMOTION_ON;
-	char rate[48] = "";
+	_cleanup_(freep) char *text = NULL;
+	char rate[96] = "";
+	uint64_t deadline;
 	int r;
 
 	m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
-	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP && c->promotion_rate == 0)
+	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP && c->promotion_rate == 0) {
+		/* Nothing wanted any more: the file goes, the sysctls stay as they are. */
+		if (sysctl_file_ours())
+			(void)unlink(SYSCTL_FILE);
 		return;
+	}
 	if (m->promotion_r == -ENOENT) {
 		if (!m->promotion_absent_logged)
 			mevent(m, MANAGER_EVENT_PROMOTION_UNSUPPORTED,
@@ -267,25 +323,52 @@ static void apply_promotion(struct manager *m)
 		m->promotion_absent_logged = true;
 		return;
 	}
-	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
-		want = m->promotion_r >= 0 && m->promotion.tiering;
-	if (m->promotion_r >= 0 && m->promotion.tiering == want &&
-	    (c->promotion_rate == 0 || c->promotion_rate == m->promotion.rate_mbps))
+	if (m->promotion_r < 0)
 		return;
-	r = pmemram_promotion_write(m->ctx, want, c->promotion_rate);
+	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+		want = m->promotion.tiering;
+	if (promotion_in_place(m, want))
+		return;
+
+	if (c->promotion_rate)
+		(void)snprintf(rate, sizeof(rate), "kernel.numa_balancing_promote_rate_limit_MBps = %" PRIu64 "\n",
+			       c->promotion_rate);
+	/* Bit 1 (balancing between the nodes of one tier) as it is now. */
+	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+		r = asprintf(&text, SYSCTL_HEADER "%s", rate);
+	else
+		r = asprintf(&text, SYSCTL_HEADER "kernel.numa_balancing = %u\n%s",
+			     want ? m->promotion.numa_balancing | 2u : m->promotion.numa_balancing & ~2u, rate);
 	if (r < 0) {
-		mevent(m, MANAGER_EVENT_PROMOTION_FAILED, "cannot set memory-tier promotion %s%s: %s: %s",
-		       want ? "on" : "off", c->promotion_rate ? " with its rate limit" : "",
-		       pmemram_ctx_get_error_path(m->ctx) ? pmemram_ctx_get_error_path(m->ctx)
-							  : "kernel.numa_balancing",
-		       strerror(-r));
+		text = NULL;
+		mevent(m, MANAGER_EVENT_PROMOTION_FAILED, "cannot set memory-tier promotion: out of memory");
 		return;
 	}
-	m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
-	if (c->promotion_rate)
-		(void)snprintf(rate, sizeof(rate), ", at most %" PRIu64 " MB/s", c->promotion_rate);
-	mlog(m, LOG_INFO, "memory-tier promotion %s (kernel.numa_balancing %u%s)", want ? "on" : "off",
-	     m->promotion.numa_balancing, rate);
+	r = file_write_atomic(SYSCTL_FILE, text, strlen(text), 0644, 0);
+	if (r >= 0)
+		r = systemd_restart_sysctl();
+	if (r < 0) {
+		mevent(m, MANAGER_EVENT_PROMOTION_FAILED,
+		       "cannot set memory-tier promotion %s through %s and systemd-sysctl: %s", want ? "on" : "off",
+		       SYSCTL_FILE, strerror(-r));
+		return;
+	}
+	/* systemd-sysctl runs at once and takes milliseconds: wait for it, bounded. */
+	deadline = now_usec(CLOCK_MONOTONIC) + SYSCTL_WAIT_USEC;
+	do {
+		(void)usleep(20 * 1000);
+		m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
+	} while (!promotion_in_place(m, want) && now_usec(CLOCK_MONOTONIC) < deadline);
+	if (!promotion_in_place(m, want)) {
+		mevent(m, MANAGER_EVENT_PROMOTION_FAILED,
+		       "memory-tier promotion is not %s after systemd-sysctl applied %s: kernel.numa_balancing %u, rate limit %" PRIu64
+		       " MB/s",
+		       want ? "on" : "off", SYSCTL_FILE, m->promotion.numa_balancing, m->promotion.rate_mbps);
+		return;
+	}
+	mlog(m, LOG_INFO,
+	     "memory-tier promotion %s (kernel.numa_balancing %u, rate limit %" PRIu64 " MB/s), through %s",
+	     want ? "on" : "off", m->promotion.numa_balancing, m->promotion.rate_mbps, SYSCTL_FILE);
 }
 
 int manager_apply_classes(struct manager *m)
