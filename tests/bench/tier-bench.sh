@@ -10,7 +10,10 @@
 # placement is right and costs nothing by itself, not what pmem would cost.
 # A second boot runs the tiering-protect scenario: with demotion on, how much
 # of a cold 256 MiB premium (dram) unit stays on DRAM while another unit
-# fills DRAM, without protection and with protect = 512M.
+# fills DRAM, without protection and with protect = 512M.  A third boot
+# runs tiering-promotion: with promotion = on, how fast NUMA balancing
+# brings a hot 64 MiB buffer from node 2 back to DRAM, in pages per second,
+# against the class change's explicit migration of the first boot.
 #
 # Usage: tests/bench/tier-bench.sh [TRIALS]   (default 3)
 set -euo pipefail
@@ -22,6 +25,8 @@ trials=${1:-3}
 	bench_die "the benchmark run failed; see $cache/runs/bench-tiering"
 "$repo/tests/vm/run.sh" -q -n bench-tiering-protect -T 1800 tiering-protect >&2 ||
 	bench_die "the protection run failed; see $cache/runs/bench-tiering-protect"
+"$repo/tests/vm/run.sh" -q -n bench-tiering-promotion -T 1800 tiering-promotion >&2 ||
+	bench_die "the promotion run failed; see $cache/runs/bench-tiering-promotion"
 
 awk -v trials="$trials" '
 function val(line, key) { return match(line, " " key "=[0-9.]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : -1 }
@@ -62,3 +67,14 @@ END {
 	printf "%-34s %12.3f  %s\n", "protect = 512M (MemoryLow=)", ratio["low"], after["low"]
 	printf "%-34s %12.2f\n", "residency, protected / none", (ratio["none"] > 0 ? ratio["low"] / ratio["none"] : 0)
 }' "$cache/runs/bench-tiering-protect/share/out/result.tap"
+
+awk '
+function val(line, key) { return match(line, " " key "=[^ ]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : "" }
+FILENAME ~ /bench-tiering\/share/ && /^# BENCH migrate / { mig = val($0, "pages_per_s") }
+/^# BENCH promote / { pps = val($0, "pages_per_s"); pages = val($0, "promoted"); ms = val($0, "ms"); mib = val($0, "mib") }
+END {
+	printf "\npromotion = on (NUMA balancing, kernel.numa_balancing = 2), a hot %s MiB buffer moved to node 2:\n", mib
+	printf "%-34s %12s pages in %s ms: %s pages/s\n", "promoted back to DRAM", pages, ms, pps
+	printf "%-34s %12s pages/s\n", "explicit migration (class change)", mig
+	printf "%-34s %12.2f\n", "promotion / explicit migration", (mig > 0 ? pps / mig : 0)
+}' "$cache/runs/bench-tiering/share/out/result.tap" "$cache/runs/bench-tiering-promotion/share/out/result.tap"
