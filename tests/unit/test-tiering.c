@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for the class slices (render, write, read back, prune) and the demotion switch. */
+/* Unit tests for the class slices (render, write, read back, prune), what the classes use, and the demotion switch. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -185,6 +185,153 @@ static void test_slice_protect(void **state)
 	assert_true(pmemram_protection_matches(UINT64_MAX, UINT64_MAX));
 	assert_false(pmemram_protection_matches(UINT64_C(512) << 20, 0));
 	assert_false(pmemram_protection_matches(0, 4096));
+}
+
+/* memory.numa_stat: anon and file added per node, other lines not looked at, bad lines refused whole. */
+static void test_numa_stat_parse(void **state)
+{
+	_cleanup_(freep) struct pmemram_numa_usage *u = calloc(1, sizeof(*u));
+	struct pmemram_nodemask allowed = {}, outside;
+
+	(void)state;
+	assert_non_null(u);
+	assert_int_equal(pmemram_parse_numa_stat_line("anon N0=4096 N1=0 N2=67108864", u), PMEMRAM_NUMA_STAT_ANON);
+	assert_int_equal(pmemram_parse_numa_stat_line("file N0=8192 N1=0 N2=4096 ", u), PMEMRAM_NUMA_STAT_FILE);
+	assert_int_equal(pmemram_parse_numa_stat_line("kernel_stack N0=16384 N1=0 N2=0", u), 0);
+	assert_int_equal(pmemram_parse_numa_stat_line("shmem N0=what", u), 0);
+	assert_int_equal(pmemram_parse_numa_stat_line("anonymous N0=1", u), 0);
+	assert_int_equal(pmemram_parse_numa_stat_line("", u), 0);
+	assert_int_equal(u->bytes[0], 12288);
+	assert_int_equal(u->bytes[1], 0);
+	assert_int_equal(u->bytes[2], 67108864 + 4096);
+	assert_int_equal(pmemram_nodemask_weight(&u->nodes), 3);
+
+	/* malformed anon and file lines: an error, and nothing of them added */
+	static const char *const bad[] = {
+		"anon N0=",
+		"anon N0",
+		"anon 0=1",
+		"anon N=1",
+		"anon N0=1 N1",
+		"anon N0=1  N1=2",
+		"anon N0=1,N1=2",
+		"file N0=-1",
+		"file N0=0x10",
+		"file\tN0=1",
+		"anon N0=1x",
+		"file N0=1 N",
+		"anon N0=99999999999999999999999",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(pmemram_parse_numa_stat_line(bad[i], u), -EINVAL);
+		assert_int_equal(u->bytes[0], 12288);
+	}
+	/* nodes past the first 64 bits of a mask count; past the largest node id they are refused */
+	assert_int_equal(pmemram_parse_numa_stat_line("anon N1=7 N64=4096 N1023=1", u), PMEMRAM_NUMA_STAT_ANON);
+	assert_int_equal(u->bytes[64], 4096);
+	assert_int_equal(u->bytes[1023], 1);
+	assert_true(pmemram_nodemask_test(&u->nodes, 64));
+	assert_int_equal(pmemram_parse_numa_stat_line("anon N1=7 N1024=4096", u), -ERANGE);
+	assert_int_equal(pmemram_parse_numa_stat_line("anon N123456789=1", u), -ERANGE);
+	assert_int_equal(u->bytes[1], 7); /* the refused lines added nothing */
+	assert_int_equal(pmemram_parse_numa_stat_line(NULL, u), -EINVAL);
+	assert_int_equal(pmemram_parse_numa_stat_line("anon N0=1", NULL), -EINVAL);
+	/* a sum past 64 bits stays at the most */
+	assert_int_equal(pmemram_parse_numa_stat_line("file N5=18446744073709551615 N5=1", u), PMEMRAM_NUMA_STAT_FILE);
+	assert_int_equal(u->bytes[5], UINT64_MAX);
+
+	/* outside a class's nodes: the nodes holding any of it */
+	u->bytes[5] = 0;
+	pmemram_nodemask_set(&allowed, 0);
+	pmemram_nodemask_set(&allowed, 1);
+	assert_int_equal(pmemram_numa_usage_outside(u, &allowed, &outside), 67108864 + 4096 + 4096 + 1);
+	assert_int_equal(pmemram_nodemask_weight(&outside), 3);
+	assert_true(pmemram_nodemask_test(&outside, 2) && pmemram_nodemask_test(&outside, 64) &&
+		    pmemram_nodemask_test(&outside, 1023));
+	pmemram_nodemask_set(&allowed, 2);
+	pmemram_nodemask_set(&allowed, 64);
+	pmemram_nodemask_set(&allowed, 1023);
+	assert_int_equal(pmemram_numa_usage_outside(u, &allowed, &outside), 0);
+	assert_int_equal(pmemram_nodemask_weight(&outside), 0);
+}
+
+/* The slice cgroup's memory.numa_stat below the sysfs root, and what --json makes of it. */
+static void test_numa_stat_read(void **state)
+{
+	struct fake_env *env = ENV(state);
+	_cleanup_(freep) struct pmemram_numa_usage *u = calloc(1, sizeof(*u));
+	static const char path[] = "fs/cgroup/pmemram.slice/pmemram-economy.slice/memory.numa_stat";
+	struct pmemram_nodemask economy = {};
+	struct json_object *o;
+
+	assert_non_null(u);
+	/* no cgroup yet: systemd makes it with the slice's first unit */
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "economy", u), 0);
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "eco nomy", u), -EINVAL);
+	assert_int_equal(fake_sysfs_write(env->root, "fs/cgroup/pmemram.slice/pmemram-economy.slice/cgroup.procs",
+					  "1\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "economy", u), -ENOENT);
+	assert_int_equal(fake_sysfs_write(env->root, path,
+					  "anon N0=0 N1=0 N2=67108864\nfile N0=4096 N1=0 N2=1048576\n"
+					  "kernel_stack N0=16384 N1=0 N2=0\nslab_reclaimable N0=2048 N1=0 N2=0\n"),
+			 0);
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "economy", u), 1);
+	assert_int_equal(u->bytes[0], 4096);
+	assert_int_equal(u->bytes[2], 67108864 + 1048576);
+
+	pmemram_nodemask_set(&economy, 2);
+	o = json_object_new_object();
+	assert_true(pmemram_numa_usage_to_json(o, 1, u, &economy));
+	assert_int_equal(json_object_get_int64(json_at(o, "memory_per_node.2")), 67108864 + 1048576);
+	assert_int_equal(json_object_get_int64(json_at(o, "memory_per_node.1")), 0);
+	assert_int_equal(json_object_get_int64(json_at(o, "memory_bytes")), 67108864 + 1048576 + 4096);
+	assert_string_equal(json_string_at(o, "outside_nodes"), "0");
+	assert_int_equal(json_object_get_int64(json_at(o, "bytes_outside")), 4096);
+	json_object_put(o);
+	o = json_object_new_object();
+	assert_true(pmemram_numa_usage_to_json(o, 0, u, &economy));
+	assert_true(json_object_object_get_ex(o, "memory_per_node", NULL));
+	assert_null(json_at(o, "memory_per_node"));
+	assert_null(json_at(o, "bytes_outside"));
+	json_object_put(o);
+
+	/* a file without its anon or file line, or with a bad one, is not a usage */
+	assert_int_equal(fake_sysfs_write(env->root, path, "anon N0=0 N1=0 N2=1\n"), 0);
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "economy", u), -EBADMSG);
+	assert_true(fake_env_error_path_is(env, path));
+	assert_int_equal(fake_sysfs_write(env->root, path, "anon N0=0 N1=0 N2=1\nfile N0=1 N1=oops\n"), 0);
+	assert_int_equal(pmemram_slice_read_usage(env->ctx, "economy", u), -EINVAL);
+	assert_true(fake_env_error_path_is(env, path));
+	assert_int_equal(u->bytes[2], 67108864 + 1048576); /* untouched */
+}
+
+/* Tiering counters as JSON: absolute, or since a baseline; the three named always there. */
+static void test_vmstat_json(void **state)
+{
+	const struct pmemram_vmstat_counter base[] = { { "pgdemote_kswapd", 100 }, { "pgdemote_direct", 7 } };
+	const struct pmemram_vmstat_counter now[] = { { "pgdemote_kswapd", 150 },
+						      { "pgdemote_direct", 3 },
+						      { "pgdemote_khugepaged", 2 } };
+	struct json_object *o;
+
+	(void)state;
+	o = pmemram_vmstat_to_json(now, ELEMENTSOF(now), NULL, 0);
+	assert_non_null(o);
+	assert_int_equal(json_object_get_int64(json_at(o, "pgdemote_kswapd")), 150);
+	assert_int_equal(json_object_get_int64(json_at(o, "pgdemote_khugepaged")), 2);
+	assert_true(json_object_object_get_ex(o, "pgpromote_success", NULL));
+	assert_null(json_at(o, "pgpromote_success")); /* not counted: null, not 0 */
+	json_object_put(o);
+	o = pmemram_vmstat_to_json(now, ELEMENTSOF(now), base, ELEMENTSOF(base));
+	assert_int_equal(json_object_get_int64(json_at(o, "pgdemote_kswapd")), 50);
+	assert_int_equal(json_object_get_int64(json_at(o, "pgdemote_direct")), 3); /* went back: from 0 */
+	assert_int_equal(json_object_get_int64(json_at(o, "pgdemote_khugepaged")), 2);
+	json_object_put(o);
+	o = pmemram_vmstat_to_json(NULL, 0, NULL, 0);
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			    "{\"pgdemote_kswapd\":null,\"pgdemote_direct\":null,\"pgpromote_success\":null}");
+	json_object_put(o);
 }
 
 static void test_demotion(void **state)
@@ -380,6 +527,9 @@ int main(void)
 		cmocka_unit_test(test_slice_name),
 		cmocka_unit_test(test_slice_files),
 		cmocka_unit_test_setup_teardown(test_slice_protect, fake_env_setup_hmat, fake_env_teardown),
+		cmocka_unit_test(test_numa_stat_parse),
+		cmocka_unit_test_setup_teardown(test_numa_stat_read, fake_env_setup_hmat, fake_env_teardown),
+		cmocka_unit_test(test_vmstat_json),
 		cmocka_unit_test_setup_teardown(test_demotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_promotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_ctl_classes, fake_env_setup_hmat, fake_env_teardown),

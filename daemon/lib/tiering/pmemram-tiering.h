@@ -56,6 +56,12 @@ int pmemram_parent_slice_write(int dir_fd, const char *text);
  * *ret; 0 when the cgroup does not exist (systemd makes it with the slice's first unit); -ENOENT
  * when it has no memory.low (no memory controller there); -errno. */
 int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret);
+/* The path of file in the class's slice cgroup below the sysfs root,
+ * fs/cgroup/pmemram.slice/pmemram-NAME.slice/FILE (with class_name NULL, in pmemram.slice's): 1 and
+ * the path in buf when the cgroup exists, 0 when it does not; -EINVAL for a name a class may not
+ * have, -ENAMETOOLONG, -errno. */
+int pmemram_slice_cgroup_file(struct pmemram_ctx *ctx, const char *class_name, const char *file, char *buf,
+			      size_t size);
 /* Whether memory.low reading memory_low is protect = bytes: the kernel keeps whole pages. */
 bool pmemram_protection_matches(uint64_t bytes, uint64_t memory_low);
 /* Remove pmemram's slice files below dir_fd whose class is not in keep: the number removed, -errno.
@@ -83,3 +89,47 @@ int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps
 int pmemram_demotion_read(struct pmemram_ctx *ctx, bool *ret);
 /* Write it and read it back; -EIO when it does not stick. */
 int pmemram_demotion_write(struct pmemram_ctx *ctx, bool on);
+
+/*
+ * What a class uses: the memory of its slice cgroup per NUMA node, from memory.numa_stat.  The
+ * "anon" and "file" lines are added up ("file" holds shmem and the swap cache, so those are not
+ * added again; anon_thp, file_thp and the like are parts of them).  Kernel memory (kernel_stack,
+ * pagetables, slab_*) is left out: the kernel may place it outside cpuset.mems, so it would
+ * flag a class whose units stayed on their nodes.  Values are in bytes.
+ */
+struct pmemram_numa_usage {
+	struct pmemram_nodemask nodes;	   /* the nodes the file lists (those with memory) */
+	uint64_t bytes[PMEMRAM_MAX_NODES]; /* anon + file on each, saturating */
+};
+#define PMEMRAM_NUMA_STAT_ANON 1
+#define PMEMRAM_NUMA_STAT_FILE 2
+/* One line of memory.numa_stat, "KEY N0=BYTES N1=BYTES ...": an "anon" or "file" line is added to
+ * *acc and PMEMRAM_NUMA_STAT_ANON or _FILE returned, any other line is 0 (and not looked at);
+ * -EINVAL for an anon or file line that does not parse, -ERANGE for a node past
+ * PMEMRAM_MAX_NODES - 1 (*acc then untouched).  Pure. */
+int pmemram_parse_numa_stat_line(const char *line, struct pmemram_numa_usage *acc);
+/* The class's usage now: 1 and *ret; 0 when its slice has no cgroup (systemd makes it with the
+ * slice's first unit); -ENOENT when the cgroup has no memory.numa_stat (no memory controller);
+ * -EBADMSG when the file lacks the anon or the file line; -errno. */
+int pmemram_slice_read_usage(struct pmemram_ctx *ctx, const char *class_name, struct pmemram_numa_usage *ret);
+/* The bytes of u on nodes outside allowed, and those nodes (the ones holding any) in *ret_nodes. */
+uint64_t pmemram_numa_usage_outside(const struct pmemram_numa_usage *u, const struct pmemram_nodemask *allowed,
+				    struct pmemram_nodemask *ret_nodes);
+/* Add a class's usage to o: "memory_per_node" {"NODE": bytes, ...}, "memory_bytes",
+ * "outside_nodes" ("2", null when none) and "bytes_outside"; r is what pmemram_slice_read_usage()
+ * returned, allowed the class's nodes (NULL when it does not resolve).  Every key is null when
+ * the usage is not known (r <= 0), and the outside ones when allowed is NULL.  false on
+ * allocation failure. */
+bool pmemram_numa_usage_to_json(struct json_object *o, int r, const struct pmemram_numa_usage *u,
+				const struct pmemram_nodemask *allowed);
+
+/*
+ * The tiering counters of a node's vmstat (pmemram_node_vmstat_read()) as JSON:
+ * {"pgdemote_kswapd": N, "pgdemote_direct": N, "pgpromote_success": N, ...}, each of those three
+ * null when the kernel does not count it (pgpromote_success needs CONFIG_NUMA_BALANCING), and any
+ * other pgpromote_ or pgdemote_ counter it has after them.  With base, each value is the increase
+ * since base (a counter missing from base, or smaller now, counts from 0).  NULL on allocation
+ * failure.
+ */
+struct json_object *pmemram_vmstat_to_json(const struct pmemram_vmstat_counter *now, size_t n,
+					   const struct pmemram_vmstat_counter *base, size_t n_base);

@@ -186,29 +186,41 @@ int pmemram_parent_slice_write(int dir_fd, const char *text)
 	return write_ours(dir_fd, PMEMRAM_PARENT_SLICE, text);
 }
 
-int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret)
+int pmemram_slice_cgroup_file(struct pmemram_ctx *ctx, const char *class_name, const char *file, char *buf, size_t size)
 {
-	char name[PMEMRAM_CLASS_NAME_MAX + 16], path[PATH_MAX], value[32];
+	char name[PMEMRAM_CLASS_NAME_MAX + 16];
 	struct stat st;
 	int r;
 
-	if (!ctx || !ret)
+	if (!ctx || !file || !buf)
 		return -EINVAL;
 	r = class_name ? pmemram_slice_name(class_name, name, sizeof(name)) : 0;
 	if (r >= 0)
-		r = path_printf(path, sizeof(path), CGROUP_DIR "/" PMEMRAM_PARENT_SLICE "%s%s", class_name ? "/" : "",
+		r = path_printf(buf, size, CGROUP_DIR "/" PMEMRAM_PARENT_SLICE "%s%s", class_name ? "/" : "",
 				class_name ? name : "");
 	if (r < 0)
 		return r;
 	pmemram_ctx_clear_error(ctx);
-	r = root_stat(ctx, PMEMRAM_ROOT_SYSFS, path, &st);
+	r = root_stat(ctx, PMEMRAM_ROOT_SYSFS, buf, &st);
 	if (sysfs_absent(ctx, r))
 		return 0;
 	if (r < 0)
 		return r;
-	r = path_printf(path + strlen(path), sizeof(path) - strlen(path), "/" PMEMRAM_SLICE_PROTECT_FILE);
-	if (r >= 0)
-		r = sysfs_read_string(ctx, path, value, sizeof(value));
+	r = path_printf(buf + strlen(buf), size - strlen(buf), "/%s", file);
+	return r < 0 ? r : 1;
+}
+
+int pmemram_slice_read_protection(struct pmemram_ctx *ctx, const char *class_name, uint64_t *ret)
+{
+	char path[PATH_MAX], value[32];
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	r = pmemram_slice_cgroup_file(ctx, class_name, PMEMRAM_SLICE_PROTECT_FILE, path, sizeof(path));
+	if (r <= 0)
+		return r;
+	r = sysfs_read_string(ctx, path, value, sizeof(value));
 	if (r < 0)
 		return r;
 	if (streq(value, "max")) {
