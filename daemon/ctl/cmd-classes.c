@@ -32,6 +32,8 @@ struct class_view {
 	int protect_r;		   /* of reading the slice cgroup's memory.low: 1, 0 no cgroup, -errno */
 	uint64_t memory_low;
 	bool parent_short; /* pmemram.slice's memory.low is less than the classes' protect together */
+	int usage_r;	   /* of reading the slice cgroup's memory.numa_stat: 1, 0 no cgroup, -errno */
+	struct pmemram_numa_usage usage;
 };
 
 /* Everything both commands need: the configuration, and the nodes of each class now. */
@@ -225,6 +227,7 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	ok = ok && json_add(o, "protect", json_object_new_int64((int64_t)v->c->protect));
 	ok = ok && (v->protect_r > 0 ? json_add(o, "memory_low", json_object_new_int64((int64_t)v->memory_low))
 				     : json_add_null_value(o, "memory_low"));
+	ok = ok && pmemram_numa_usage_to_json(o, v->usage_r, &v->usage, v->r >= 0 ? &v->mask : NULL);
 	for (size_t i = 0; ok && i < n_units; i++)
 		ok = json_append(u, json_object_new_string(units[i]));
 	for (size_t i = 0; ok && i < n_pids; i++)
@@ -256,6 +259,36 @@ static void print_protect(const struct class_view *v)
 					 : "in effect");
 }
 
+/* "memory: node 0 4 KiB, node 2 65 MiB", and what of it is outside the class's nodes. */
+static void print_usage(const struct class_view *v)
+{
+	struct pmemram_nodemask outside;
+	char size[32], nodes[128];
+	uint64_t bytes;
+	bool first = true;
+
+	printf("             memory:");
+	if (v->usage_r == 0)
+		printf(" none (the slice has no cgroup yet)\n");
+	else if (v->usage_r < 0)
+		printf(" memory.numa_stat cannot be read: %s\n", strerror(-v->usage_r));
+	if (v->usage_r <= 0)
+		return;
+	PMEMRAM_NODEMASK_FOREACH(n, &v->usage.nodes) {
+		printf("%s node %d %s", first ? "" : ",", n,
+		       pmemram_format_size(v->usage.bytes[n], size, sizeof(size)));
+		first = false;
+	}
+	printf("%s\n", first ? " none" : "");
+	if (v->r < 0)
+		return;
+	bytes = pmemram_numa_usage_outside(&v->usage, &v->mask, &outside);
+	if (bytes > 0 && pmemram_nodemask_format(&outside, nodes, sizeof(nodes)) >= 0)
+		printf("             OUTSIDE: %s on node%s %s, not the class's (pages moved, or the class's nodes changed)\n",
+		       pmemram_format_size(bytes, size, sizeof(size)), pmemram_nodemask_weight(&outside) > 1 ? "s" : "",
+		       nodes);
+}
+
 static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 {
 	char units[64][NAME_MAX + 1];
@@ -278,6 +311,7 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 		       pmemram_class_mode_to_string(v->c->mode));
 	if (v->c->protect)
 		print_protect(v);
+	print_usage(v);
 	if (v->demotion_escape[0])
 		printf("             CONFLICT: demotion is on, and the kernel may demote this class's pages to node%s %s\n"
 		       "             outside its slice (cpuset.mems is not respected by demotion up to Linux 6.15):\n"
@@ -296,14 +330,56 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 	printf("%s\n", n_pids ? "" : " none");
 }
 
+/* Each node's promote and demote counters since boot, {"node": N, "pgdemote_kswapd": N, ...}, into a;
+ * false on allocation failure.  A node whose vmstat cannot be read is left out. */
+static bool node_counters(struct pmemram_ctx *ctx, const struct pmemram_topology *t, struct json_object *a)
+{
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		struct pmemram_vmstat_counter c[PMEMRAM_VMSTAT_MAX];
+		struct json_object *o;
+		int n = pmemram_node_vmstat_read(ctx, t->nodes[i].id, c, ELEMENTSOF(c));
+
+		if (n < 0)
+			continue;
+		o = pmemram_vmstat_to_json(c, (size_t)n, NULL, 0);
+		if (!json_add(o, "node", json_object_new_int(t->nodes[i].id)) || !json_append(a, o))
+			return false;
+	}
+	return true;
+}
+
+/* "node 0: pgdemote_kswapd 12, pgdemote_direct 0, pgpromote_success not counted" for each node. */
+static void print_counters(struct json_object *a)
+{
+	if (json_object_array_length(a) > 0)
+		printf("promote and demote counters since boot (pages):\n");
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *o = json_object_array_get_idx(a, i), *node = NULL;
+		bool first = true;
+
+		(void)json_object_object_get_ex(o, "node", &node);
+		printf("  node %d:", json_object_get_int(node));
+		json_object_object_foreach(o, key, value)
+		{
+			if (streq(key, "node"))
+				continue;
+			printf("%s %s %s", first ? "" : ",", key,
+			       value ? json_object_get_string(value) : "not counted");
+			first = false;
+		}
+		printf("\n");
+	}
+}
+
 static void classes_help(void)
 {
 	printf("Usage: %s classes [--json] [--config DIR]\n"
 	       "\n"
 	       "List the tiering classes of the configuration: the nodes each resolves to now, its slice\n"
 	       "(pmemram-NAME.slice) with the AllowedMemoryNodes= pmemramd wrote, the memory.low its cgroup\n"
-	       "has for protect = SIZE, the units in that slice and the processes started with\n"
-	       "pmemramctl run --class.\n",
+	       "has for protect = SIZE, its memory per node (and what of it is outside the class's\n"
+	       "nodes), the units in that slice and the processes started with pmemramctl run --class;\n"
+	       "then each node's promote and demote counters since boot.\n",
 	       program_invocation_short_name);
 }
 
@@ -348,6 +424,7 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 {
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
 	_cleanup_(classes_done) struct classes s = {};
+	_cleanup_(json_object_putp) struct json_object *counters = NULL;
 	const char *dir = ctl_config_dir();
 	bool json = g->json;
 	int r;
@@ -362,7 +439,12 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 	r = classes_read(ctx, dir, &s);
 	if (r != CTL_EXIT_OK)
 		return r;
+	for (size_t i = 0; i < s.n; i++)
+		s.views[i].usage_r = pmemram_slice_read_usage(ctx, s.views[i].c->name, &s.views[i].usage);
 
+	counters = json_object_new_array();
+	if (!counters || !node_counters(ctx, s.topology, counters))
+		return CTL_EXIT_SYSTEM;
 	if (json) {
 		struct json_object *root = json_object_new_object(), *a = json_object_new_array();
 		char kmem[128] = "";
@@ -376,6 +458,7 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 		ok = ok && (s.parent_r > 0 ? json_add(root, "pmemram_slice_memory_low",
 						      json_object_new_int64((int64_t)s.parent_low))
 					   : json_add_null_value(root, "pmemram_slice_memory_low"));
+		ok = ok && json_add(root, "tiering_counters", json_object_get(counters));
 		json_object_put(a);
 		if (ctl_print_json(root, ok) < 0)
 			return CTL_EXIT_SYSTEM;
@@ -384,6 +467,7 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 			printf("no classes in %s\n", dir);
 		for (size_t i = 0; i < s.n; i++)
 			print_class(ctx, &s.views[i]);
+		print_counters(counters);
 	}
 	for (size_t i = 0; i < s.n; i++)
 		if (s.views[i].r < 0)

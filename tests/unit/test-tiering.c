@@ -19,6 +19,15 @@
 
 #define ENV(state) ((struct fake_env *)*(state))
 
+static size_t count_lines_with(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
 static struct pmemram_class economy(void)
 {
 	struct pmemram_class c = { .nodes = PMEMRAM_CLASS_NODES_PMEM, .mode = PMEMRAM_CLASS_BIND };
@@ -487,6 +496,46 @@ static void test_ctl_classes(void **state)
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
 	assert_int_equal(run->status, 0);
 	assert_null(strstr(run->out, "CONFLICT"));
+	free(TAKE_PTR(run));
+
+	/* What each class uses: economy's memory on node 2 and some on node 0, outside its nodes;
+	 * premium's on 0-1; node 0's counters since boot, pgpromote_success not counted. */
+	assert_int_equal(fake_sysfs_write(ENV(state)->root,
+					  "fs/cgroup/pmemram.slice/pmemram-economy.slice/memory.numa_stat",
+					  "anon N0=12582912 N1=0 N2=67108864\nfile N0=0 N1=0 N2=4096\n"),
+			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root,
+					  "fs/cgroup/pmemram.slice/pmemram-premium.slice/memory.numa_stat",
+					  "anon N0=1048576 N1=2097152 N2=0\nfile N0=0 N1=0 N2=0\n"),
+			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "devices/system/node/node0/vmstat",
+					  "nr_free_pages 100\npgdemote_kswapd 5\npgdemote_direct 0\n"),
+			 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "memory: node 0 12 MiB, node 1 0 B, node 2 64.0 MiB\n"));
+	assert_non_null(strstr(run->out, "OUTSIDE: 12 MiB on node 0, not the class's"));
+	assert_non_null(strstr(run->out, "memory: node 0 1 MiB, node 1 2 MiB, node 2 0 B\n"));
+	assert_non_null(strstr(run->out, "memory: none (the slice has no cgroup yet)\n")); /* local */
+	assert_non_null(
+		strstr(run->out, "  node 0: pgdemote_kswapd 5, pgdemote_direct 0, pgpromote_success not counted\n"));
+	assert_int_equal(count_lines_with(run->out, "OUTSIDE"), 1);
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.1.memory_per_node.2")), 67108864 + 4096);
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.1.memory_bytes")), 67108864 + 4096 + 12582912);
+	assert_string_equal(json_string_at(j, "classes.1.outside_nodes"), "0");
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.1.bytes_outside")), 12582912);
+	assert_null(json_at(j, "classes.2.outside_nodes"));
+	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.bytes_outside")), 0);
+	assert_null(json_at(j, "classes.0.memory_per_node"));
+	assert_int_equal(json_object_get_int(json_at(j, "tiering_counters.0.node")), 0);
+	assert_int_equal(json_object_get_int64(json_at(j, "tiering_counters.0.pgdemote_kswapd")), 5);
+	assert_null(json_at(j, "tiering_counters.0.pgpromote_success"));
+	json_object_put(j);
 	free(TAKE_PTR(run));
 
 	/* run: the policy is the process's (numa_maps shows it), and so is PMEMRAM_CLASS. */
