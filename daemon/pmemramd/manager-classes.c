@@ -371,6 +371,35 @@ static void apply_promotion(struct manager *m)
 	     want ? "on" : "off", m->promotion.numa_balancing, m->promotion.rate_mbps, SYSCTL_FILE);
 }
 
+/* The baseline of the nodes not seen before: their counters now. */
+static void note_node_counters(struct manager *m, const struct pmemram_topology *t)
+{
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		struct manager_node_counters *nc;
+		bool seen = false;
+		int n;
+
+		for (size_t k = 0; k < m->n_node_counters && !seen; k++)
+			seen = m->node_counters[k].node == t->nodes[i].id;
+		if (seen)
+			continue;
+		nc = reallocarray(m->node_counters, m->n_node_counters + 1, sizeof(*nc));
+		if (!nc)
+			return;
+		m->node_counters = nc;
+		nc = &m->node_counters[m->n_node_counters];
+		n = pmemram_node_vmstat_read(m->ctx, t->nodes[i].id, nc->base, ELEMENTSOF(nc->base));
+		if (n < 0) {
+			mlog(m, LOG_DEBUG, "node %d: cannot read its vmstat: %s", t->nodes[i].id, strerror(-n));
+			continue; /* tried again after the next reconcile */
+		}
+		nc->node = t->nodes[i].id;
+		nc->n = (size_t)n;
+		nc->since_usec = now_usec(CLOCK_REALTIME);
+		m->n_node_counters++;
+	}
+}
+
 int manager_apply_classes(struct manager *m)
 {
 	_cleanup_(closep) int dir_fd = -1;
@@ -423,6 +452,7 @@ int manager_apply_classes(struct manager *m)
 		goto done;
 	}
 	pmemram_kmem_nodes(kmem_dax, &kmem);
+	note_node_counters(m, t);
 
 	(void)mkdir(m->slice_dir, 0755);
 	dir_fd = open(m->slice_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -475,14 +505,17 @@ const struct manager_class *manager_find_class(const struct manager *m, const ch
 
 struct json_object *manager_classes_json(const struct manager *m)
 {
-	struct json_object *a = json_object_new_array();
+	_cleanup_(freep) struct pmemram_numa_usage *usage = calloc(1, sizeof(*usage));
+	struct json_object *a = usage ? json_object_new_array() : NULL;
 
 	for (size_t i = 0; a && i < m->n_classes; i++) {
 		const struct manager_class *st = &m->classes[i];
 		const struct pmemram_class *c = m->config ? pmemram_config_find_class(m->config, st->name) : NULL;
 		struct json_object *o = json_object_new_object();
 		char slice[PMEMRAM_CLASS_NAME_MAX + 16] = "";
-		bool ok = o;
+		struct pmemram_nodemask nodes;
+		bool ok = o, resolved = st->nodes[0] && pmemram_parse_range_list(st->nodes, &nodes) >= 0;
+		int r = pmemram_slice_read_usage(m->ctx, st->name, usage);
 
 		(void)pmemram_slice_name(st->name, slice, sizeof(slice));
 		ok = ok && json_add(o, "class", json_object_new_string(st->name));
@@ -498,9 +531,33 @@ struct json_object *manager_classes_json(const struct manager *m)
 		ok = ok && (st->protect_state == 0 || (st->protect == 0 && st->protect_state > 0)
 				    ? json_add_null_value(o, "protect_in_effect")
 				    : json_add(o, "protect_in_effect", json_object_new_boolean(st->protect_state > 0)));
+		/* what its units use now: null before the slice has a cgroup */
+		ok = ok && pmemram_numa_usage_to_json(o, r, usage, resolved ? &nodes : NULL);
 		if (!ok)
 			json_object_putp(&o);
 		if (!json_append(a, o)) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+struct json_object *manager_node_counters_json(const struct manager *m)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < m->n_node_counters; i++) {
+		const struct manager_node_counters *nc = &m->node_counters[i];
+		struct pmemram_vmstat_counter now[PMEMRAM_VMSTAT_MAX];
+		struct json_object *o;
+		int n = pmemram_node_vmstat_read(m->ctx, nc->node, now, ELEMENTSOF(now));
+
+		if (n < 0) /* its vmstat cannot be read now: nothing to say about it */
+			continue;
+		o = pmemram_vmstat_to_json(now, (size_t)n, nc->base, nc->n);
+		if (!json_add(o, "node", json_object_new_int(nc->node)) ||
+		    !json_add(o, "since_usec", json_object_new_uint64(nc->since_usec)) || !json_append(a, o)) {
 			json_object_put(a);
 			return NULL;
 		}

@@ -220,6 +220,7 @@ void manager_free(struct manager *m)
 		free(m->held_id[i]);
 	}
 	free(m->classes);
+	free(m->node_counters);
 	free(m->runtime_dir);
 	free(m->socket_path);
 	pmemram_ctx_unref(m->ctx);

@@ -34,6 +34,15 @@ struct manager_class {
 	uint64_t memory_low;	   /* the slice cgroup's memory.low as last read (protect_state != 0) */
 };
 
+/* A node's promote and demote counters when pmemramd first saw the node: the status reply gives
+ * the increase since. */
+struct manager_node_counters {
+	int node;
+	uint64_t since_usec; /* CLOCK_REALTIME of the reading */
+	size_t n;
+	struct pmemram_vmstat_counter base[PMEMRAM_VMSTAT_MAX];
+};
+
 struct manager {
 	sd_event *event;
 	struct pmemram_ctx *ctx;
@@ -86,6 +95,8 @@ struct manager {
 	bool promotion_absent_logged;
 	int promotion_r; /* how promotion was last read: 0, or -errno (promotion then not known) */
 	struct pmemram_promotion promotion;
+	size_t n_node_counters; /* one per node seen since the start, in the order seen */
+	struct manager_node_counters *node_counters;
 
 	/* WatchdogSec= (0: none), and when manager_progress() last pinged it (CLOCK_MONOTONIC) */
 	uint64_t watchdog_usec;
@@ -186,8 +197,12 @@ void manager_release_wait(struct manager *m);
  * classes gone, and set the demotion switch; problems are logged and kept per class. */
 int manager_apply_classes(struct manager *m);
 const struct manager_class *manager_find_class(const struct manager *m, const char *name);
-/* [{"class", "slice", "nodes", "error"}], NULL on allocation failure. */
+/* [{"class", "slice", "nodes", "error", ..., "memory_per_node", "outside_nodes", ...}], the
+ * memory read from the slices' cgroups now; NULL on allocation failure. */
 struct json_object *manager_classes_json(const struct manager *m);
+/* [{"node", "since_usec", "pgdemote_kswapd", ...}]: each node's counters' increase since
+ * pmemramd first saw the node, read now; NULL on allocation failure. */
+struct json_object *manager_node_counters_json(const struct manager *m);
 
 /* ---- metrics and node features (manager-export.c), when a file is asked for ---- */
 /* After each reconcile, before its observation goes: r is its code, duration how long it took. */
