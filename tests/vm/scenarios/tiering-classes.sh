@@ -9,11 +9,14 @@
 # and demotion = on turns the kernel's demotion on, which makes premium a
 # conflict (demotion may move its pages to node 2).  A second NVDIMM
 # hot-added on node 3 (topology nvdimm+spare-node) extends the economy slice
-# to 2-3 while its unit keeps running.
+# to 2-3 while its unit keeps running.  pmemramctl classes and the status
+# reply show each class's memory per node (memory.numa_stat of its slice
+# cgroup), none of it outside the class's nodes, and each node's demote
+# counters.
 set -u
 . ./lib.sh
 
-plan 32
+plan 36
 work=/usr/lib/pmemram-test/cache-work
 tmp=$(mktemp -d)
 
@@ -93,6 +96,28 @@ is "systemd put the economy slice on node 2 (cpuset.mems.effective)" \
 ok "the economy unit's memory is only on node 2" only_on "$epid" 2
 ppid=$(unit_work prem-work pmemram-premium.slice 64) || bail "the premium unit did not start"
 ok "the premium unit's memory is only on nodes 0-1" only_on "$ppid" 0 1
+
+# What each class uses, from its slice cgroup's memory.numa_stat: at least the
+# 64 MiB its unit holds, on its own nodes, nothing outside them.
+usage='[.classes[] | "\(.class)=\(if .class == "economy" then .memory_per_node["2"] else .memory_per_node["0"] + .memory_per_node["1"] end >= 67108864),\(.outside_nodes),\(.bytes_outside)"] | join(" ")'
+note "classes: $(pmemramctl classes --json | jq -c '[.classes[] | {class, memory_per_node, outside_nodes, bytes_outside}]')"
+is "classes: economy's memory is on node 2, premium's on 0-1, none outside" \
+	"$(pmemramctl classes --json | jq -r "$usage")" "economy=true,null,0 premium=true,null,0"
+ok "classes marks no class OUTSIDE its nodes" sh -c "pmemramctl classes >$tmp/usage.out && grep -q 'memory: node 0' $tmp/usage.out && ! grep -q OUTSIDE $tmp/usage.out"
+is "status: pmemramd reports the same" "$(pmemramctl status --json | jq -r ".daemon.daemon | $usage")" \
+	"economy=true,null,0 premium=true,null,0"
+# The counters since pmemramd started: numbers where the kernel counts, null
+# for pgpromote_success without CONFIG_NUMA_BALANCING.
+want=""
+for n in 0 1 2; do
+	p=null
+	grep -q '^pgpromote_success ' /sys/devices/system/node/node$n/vmstat && p=number
+	want+="$n:number,number,$p "
+done
+note "status: $(pmemramctl status --json | jq -c .daemon.daemon.tiering_counters)"
+is "status: each node's demote counters since the start are numbers" \
+	"$(pmemramctl status --json | jq -r '[.daemon.daemon.tiering_counters[] | "\(.node):\(.pgdemote_kswapd | type),\(.pgdemote_direct | type),\(.pgpromote_success | type)"] | join(" ")') " \
+	"$want"
 
 # A process outside systemd, through pmemramctl run.
 pmemramctl run --class economy -- "$work" hold 64 >"$tmp/run.out" &
