@@ -164,12 +164,14 @@ static void log_change(struct manager *m, int *last, int r, const char *what)
 	*last = r < 0 ? -r : 0;
 }
 
-/* What the kernel shows now, read at each write: nodes, tiers, caches, vmstat, shuffling. */
+/* What the kernel shows now, read at each write: nodes, tiers, caches, vmstat, shuffling, and
+ * the classes' memory per node. */
 struct reading {
 	struct pmemram_topology *topology;
 	struct pmemram_metrics_node *nodes;
 	struct pmemram_vmstat_counter (*vmstat)[PMEMRAM_VMSTAT_MAX];
 	struct pmemram_metrics_class *classes;
+	struct pmemram_numa_usage *usage; /* one per class */
 	bool shuffle_known;
 	struct pmemram_shuffle shuffle;
 };
@@ -180,6 +182,7 @@ static void reading_done(struct reading *rd)
 	free(rd->nodes);
 	free(rd->vmstat);
 	free(rd->classes);
+	free(rd->usage);
 }
 
 static const struct node_online *find_online(const struct manager_export *e, int node)
@@ -226,12 +229,19 @@ static int read_state(struct manager *m, struct reading *rd)
 	int r;
 
 	rd->classes = calloc(m->n_classes ? m->n_classes : 1, sizeof(*rd->classes));
-	if (!rd->classes)
+	rd->usage = calloc(m->n_classes ? m->n_classes : 1, sizeof(*rd->usage));
+	if (!rd->classes || !rd->usage)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n_classes; i++) {
-		rd->classes[i].name = m->classes[i].name;
-		rd->classes[i].resolved = m->classes[i].nodes[0] &&
-					  pmemram_parse_range_list(m->classes[i].nodes, &rd->classes[i].nodes) >= 0;
+		struct pmemram_metrics_class *c = &rd->classes[i];
+
+		c->name = m->classes[i].name;
+		c->resolved = m->classes[i].nodes[0] && pmemram_parse_range_list(m->classes[i].nodes, &c->nodes) >= 0;
+		/* no cgroup yet, or no memory controller on it: no figures */
+		if (pmemram_slice_read_usage(m->ctx, c->name, &rd->usage[i]) > 0)
+			c->usage = &rd->usage[i];
+		if (c->usage && c->resolved)
+			c->bytes_outside = pmemram_numa_usage_outside(c->usage, &c->nodes, NULL);
 	}
 	rd->shuffle_known = pmemram_shuffle_read(m->ctx, &rd->shuffle) >= 0;
 	r = read_nodes(m, rd);

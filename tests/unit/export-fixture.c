@@ -36,6 +36,7 @@ static const struct pmemram_vmstat_counter node2_vmstat[] = { { "pgpromote_succe
 static const struct pmemram_shuffle shuffle = { .source = PMEMRAM_SHUFFLE_SYSFS, .enabled = true, .reason = "hmat", .order = 10 };
 static struct pmemram_metrics_node nodes[3];
 static struct pmemram_metrics_class classes[2];
+static struct pmemram_numa_usage fast_usage; /* slow's slice has no cgroup */
 
 static void fill_nodes(void)
 {
@@ -46,6 +47,11 @@ static void fill_nodes(void)
 	classes[0] = (struct pmemram_metrics_class){ .name = "fast", .resolved = true };
 	pmemram_nodemask_set(&classes[0].nodes, 0);
 	pmemram_nodemask_set(&classes[0].nodes, 1);
+	fast_usage = (struct pmemram_numa_usage){ .bytes = { 64 * MIB, 0, 4096 } };
+	for (unsigned n = 0; n < 3; n++)
+		pmemram_nodemask_set(&fast_usage.nodes, n);
+	classes[0].usage = &fast_usage;
+	classes[0].bytes_outside = 4096;
 	classes[1] = (struct pmemram_metrics_class){ .name = "slow", .resolved = true };
 	pmemram_nodemask_set(&classes[1].nodes, 2);
 }

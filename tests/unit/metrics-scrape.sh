@@ -120,6 +120,8 @@ check "node_exporter serves the fixture" served "$t/sample" \
 	'pmemram_release_failures_total\{error="EBUSY",outcome="rolled-back"\} 2' \
 	'pmemram_node_memory_side_cache_bytes\{indexing="direct-mapped",level="1",node="1",write_policy="write-back"\} 1\.34217728e\+08' \
 	'pmemram_class_node\{class="slow",node="2"\} 1' \
+	'pmemram_class_memory_bytes\{class="fast",node="0"\} 6\.7108864e\+07' \
+	'pmemram_class_memory_outside_bytes\{class="fast"\} 4096' \
 	'pmemram_node_pgpromote_success_total\{node="2"\} 17'
 
 # pmemramd on this machine, nothing claimed (it changes nothing), writing its files once it started.

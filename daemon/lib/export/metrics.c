@@ -257,6 +257,41 @@ static void shuffle(const struct pmemram_metrics *m, FILE *f)
 		       (uint64_t)m->demotion);
 }
 
+/* What each class's slice cgroup holds per node, and how much of it is outside the class's nodes. */
+static void class_memory(const struct pmemram_metrics *m, FILE *f)
+{
+	static const char memory[] = "pmemram_class_memory_bytes", outside[] = "pmemram_class_memory_outside_bytes";
+	bool headed = false;
+
+	for (size_t i = 0; i < m->n_classes; i++) {
+		const struct pmemram_numa_usage *u = m->classes[i].usage;
+
+		PMEMRAM_NODEMASK_FOREACH(node, u ? &u->nodes : &(struct pmemram_nodemask){}) {
+			char id[16];
+			struct labels l = { 2, { "class", "node" }, { m->classes[i].name, id } };
+
+			(void)snprintf(id, sizeof(id), "%d", node);
+			if (!headed)
+				header(f, memory, "gauge",
+				       "Memory of a tiering class's slice cgroup on a NUMA node (anon and file of memory.numa_stat).");
+			headed = true;
+			sample(f, memory, &l, u->bytes[node]);
+		}
+	}
+	headed = false;
+	for (size_t i = 0; i < m->n_classes; i++) {
+		struct labels l = { 1, { "class" }, { m->classes[i].name } };
+
+		if (!m->classes[i].usage || !m->classes[i].resolved)
+			continue;
+		if (!headed)
+			header(f, outside, "gauge",
+			       "Memory of a tiering class's slice cgroup on NUMA nodes that are not the class's.");
+		headed = true;
+		sample(f, outside, &l, m->classes[i].bytes_outside);
+	}
+}
+
 static void classes(const struct pmemram_metrics *m, FILE *f)
 {
 	bool headed = false;
@@ -280,6 +315,7 @@ static void classes(const struct pmemram_metrics *m, FILE *f)
 			headed = true;
 			sample(f, "pmemram_class_node", &l, 1);
 		}
+	class_memory(m, f);
 }
 
 int pmemram_metrics_write(const struct pmemram_metrics *m, FILE *f)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmemram-tiering.h"
 #include "pmemram.h"
 
 /* A count under one or two label values (b NULL for a family with one label); entries with equal
@@ -33,6 +34,8 @@ struct pmemram_metrics_class {
 	const char *name;
 	bool resolved; /* false: nodes is empty, the class resolved to nothing or failed */
 	struct pmemram_nodemask nodes;
+	const struct pmemram_numa_usage *usage; /* its slice cgroup's memory per node; NULL: not known */
+	uint64_t bytes_outside;			/* of usage, on nodes not in nodes (when resolved) */
 };
 
 struct pmemram_metrics {
