@@ -274,6 +274,9 @@ int pmemram_parse_vmstat_line(const char *line, struct pmemram_vmstat_counter *r
 /* Those counters of node (up to max of them, in ret): their number, 0 when the kernel has none
  * (before 5.18, or a node without the file), -errno when the file cannot be read. */
 int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max);
+/* The same of the whole system, /proc/vmstat below the procfs root.  6.1 counts pgdemote_* only
+ * there (later kernels per node too), and pgpromote_* per node and there with NUMA balancing. */
+int pmemram_vmstat_read(struct pmemram_ctx *ctx, struct pmemram_vmstat_counter *ret, size_t max);
 struct pmemram_topology *pmemram_topology_free(struct pmemram_topology *t);
 const struct pmemram_node *pmemram_topology_find_node(const struct pmemram_topology *t, int id);
 /* The nodes with a direct-mapped memory-side cache (HMAT) in front of their memory; t may be NULL. */

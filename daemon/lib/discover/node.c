@@ -284,20 +284,17 @@ int pmemram_parse_vmstat_line(const char *line, struct pmemram_vmstat_counter *r
 	return pmemram_parse_u64(line + len + 1, 10, &ret->value) < 0 ? -EINVAL : 1;
 }
 
-int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max)
+/* The tiering counters of the vmstat file path below root which. */
+static int vmstat_read(struct pmemram_ctx *ctx, enum pmemram_root which, const char *path,
+		       struct pmemram_vmstat_counter *ret, size_t max)
 {
 	_cleanup_(fclosep) FILE *f = NULL;
-	char path[64], line[256];
+	char line[256];
 	size_t n = 0;
 	int r;
 
-	if (!ctx || node < 0 || (!ret && max > 0))
-		return -EINVAL;
 	pmemram_ctx_clear_error(ctx);
-	r = path_printf(path, sizeof(path), NODE_DIR "/node%d/vmstat", node);
-	if (r < 0)
-		return r;
-	r = root_fopen(ctx, PMEMRAM_ROOT_SYSFS, path, &f);
+	r = root_fopen(ctx, which, path, &f);
 	if (sysfs_absent(ctx, r))
 		return 0;
 	if (r < 0)
@@ -306,14 +303,34 @@ int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_v
 		line[strcspn(line, "\n")] = '\0';
 		r = pmemram_parse_vmstat_line(line, &ret[n]);
 		if (r < 0) {
-			pmemram_ctx_set_error_path(ctx, path);
+			pmemram_ctx_set_error_path_in(ctx, which, path);
 			return log_debug_errno(ctx, r, "%s: malformed line \"%s\"", path, line);
 		}
 		n += (size_t)r;
 	}
 	if (ferror(f)) {
-		pmemram_ctx_set_error_path(ctx, path);
+		pmemram_ctx_set_error_path_in(ctx, which, path);
 		return -EIO;
 	}
 	return (int)n;
+}
+
+int pmemram_node_vmstat_read(struct pmemram_ctx *ctx, int node, struct pmemram_vmstat_counter *ret, size_t max)
+{
+	char path[64];
+	int r;
+
+	if (!ctx || node < 0 || (!ret && max > 0))
+		return -EINVAL;
+	r = path_printf(path, sizeof(path), NODE_DIR "/node%d/vmstat", node);
+	if (r < 0)
+		return r;
+	return vmstat_read(ctx, PMEMRAM_ROOT_SYSFS, path, ret, max);
+}
+
+int pmemram_vmstat_read(struct pmemram_ctx *ctx, struct pmemram_vmstat_counter *ret, size_t max)
+{
+	if (!ctx || (!ret && max > 0))
+		return -EINVAL;
+	return vmstat_read(ctx, PMEMRAM_ROOT_PROCFS, "vmstat", ret, max);
 }
