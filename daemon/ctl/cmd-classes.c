@@ -330,44 +330,66 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 	printf("%s\n", n_pids ? "" : " none");
 }
 
-/* Each node's promote and demote counters since boot, {"node": N, "pgdemote_kswapd": N, ...}, into a;
- * false on allocation failure.  A node whose vmstat cannot be read is left out. */
-static bool node_counters(struct pmemram_ctx *ctx, const struct pmemram_topology *t, struct json_object *a)
+/* The promote and demote counters since boot into o: "system" (/proc/vmstat; null when it cannot be
+ * read) and "nodes", [{"node": N, "pgdemote_kswapd": N, ...}], leaving out a node whose vmstat
+ * cannot be read.  false on allocation failure. */
+static bool tiering_counters(struct pmemram_ctx *ctx, const struct pmemram_topology *t, struct json_object *o)
 {
+	struct pmemram_vmstat_counter system[PMEMRAM_VMSTAT_MAX];
+	struct json_object *a = json_object_new_array();
+	int n = pmemram_vmstat_read(ctx, system, ELEMENTSOF(system));
+
+	if (!json_add(o, "nodes", a) ||
+	    !(n >= 0 ? json_add(o, "system", pmemram_vmstat_to_json(system, (size_t)n, NULL, 0))
+		     : json_add_null_value(o, "system")))
+		return false;
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		struct pmemram_vmstat_counter c[PMEMRAM_VMSTAT_MAX];
-		struct json_object *o;
-		int n = pmemram_node_vmstat_read(ctx, t->nodes[i].id, c, ELEMENTSOF(c));
+		struct json_object *node;
+		int k = pmemram_node_vmstat_read(ctx, t->nodes[i].id, c, ELEMENTSOF(c));
 
-		if (n < 0)
+		if (k < 0)
 			continue;
-		o = pmemram_vmstat_to_json(c, (size_t)n, NULL, 0);
-		if (!json_add(o, "node", json_object_new_int(t->nodes[i].id)) || !json_append(a, o))
+		node = pmemram_vmstat_to_json(c, (size_t)k, NULL, 0);
+		if (!json_add(node, "node", json_object_new_int(t->nodes[i].id)) || !json_append(a, node))
 			return false;
 	}
 	return true;
 }
 
-/* "node 0: pgdemote_kswapd 12, pgdemote_direct 0, pgpromote_success not counted" for each node. */
-static void print_counters(struct json_object *a)
+/* " pgdemote_kswapd 12, pgdemote_direct 0, pgpromote_success not counted" */
+static void print_counter_line(struct json_object *o)
 {
-	if (json_object_array_length(a) > 0)
-		printf("promote and demote counters since boot (pages):\n");
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *o = json_object_array_get_idx(a, i), *node = NULL;
-		bool first = true;
+	bool first = true;
 
-		(void)json_object_object_get_ex(o, "node", &node);
+	json_object_object_foreach(o, key, value)
+	{
+		if (streq(key, "node"))
+			continue;
+		printf("%s %s %s", first ? "" : ",", key, value ? json_object_get_string(value) : "not counted");
+		first = false;
+	}
+	printf("\n");
+}
+
+/* The system's counters, then each node's, as tiering_counters() put them in o. */
+static void print_counters(struct json_object *o)
+{
+	struct json_object *system = NULL, *a = NULL;
+
+	(void)json_object_object_get_ex(o, "system", &system);
+	(void)json_object_object_get_ex(o, "nodes", &a);
+	printf("promote and demote counters since boot (pages):\n");
+	if (system) {
+		printf("  system:");
+		print_counter_line(system);
+	}
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *n = json_object_array_get_idx(a, i), *node = NULL;
+
+		(void)json_object_object_get_ex(n, "node", &node);
 		printf("  node %d:", json_object_get_int(node));
-		json_object_object_foreach(o, key, value)
-		{
-			if (streq(key, "node"))
-				continue;
-			printf("%s %s %s", first ? "" : ",", key,
-			       value ? json_object_get_string(value) : "not counted");
-			first = false;
-		}
-		printf("\n");
+		print_counter_line(n);
 	}
 }
 
@@ -442,8 +464,8 @@ int cmd_classes(const struct ctl_globals *g, int argc, char **argv)
 	for (size_t i = 0; i < s.n; i++)
 		s.views[i].usage_r = pmemram_slice_read_usage(ctx, s.views[i].c->name, &s.views[i].usage);
 
-	counters = json_object_new_array();
-	if (!counters || !node_counters(ctx, s.topology, counters))
+	counters = json_object_new_object();
+	if (!counters || !tiering_counters(ctx, s.topology, counters))
 		return CTL_EXIT_SYSTEM;
 	if (json) {
 		struct json_object *root = json_object_new_object(), *a = json_object_new_array();

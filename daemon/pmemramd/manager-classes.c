@@ -371,9 +371,19 @@ static void apply_promotion(struct manager *m)
 	     want ? "on" : "off", m->promotion.numa_balancing, m->promotion.rate_mbps, SYSCTL_FILE);
 }
 
-/* The baseline of the nodes not seen before: their counters now. */
+/* The baseline of the nodes not seen before (and of the system, the first time): their counters now. */
 static void note_node_counters(struct manager *m, const struct pmemram_topology *t)
 {
+	struct manager_node_counters *sc = &m->system_counters;
+
+	if (!m->system_counters_known) {
+		int n = pmemram_vmstat_read(m->ctx, sc->base, ELEMENTSOF(sc->base));
+
+		sc->node = -1;
+		sc->n = n >= 0 ? (size_t)n : 0;
+		sc->since_usec = now_usec(CLOCK_REALTIME);
+		m->system_counters_known = n >= 0; /* else tried again after the next reconcile */
+	}
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		struct manager_node_counters *nc;
 		bool seen = false;
@@ -543,24 +553,38 @@ struct json_object *manager_classes_json(const struct manager *m)
 	return a;
 }
 
-struct json_object *manager_node_counters_json(const struct manager *m)
+/* The increase of nc's counters, read now; NULL when they cannot be read (or no memory). */
+static struct json_object *counters_json(const struct manager *m, const struct manager_node_counters *nc)
 {
-	struct json_object *a = json_object_new_array();
+	struct pmemram_vmstat_counter now[PMEMRAM_VMSTAT_MAX];
+	struct json_object *o;
+	int n = nc->node < 0 ? pmemram_vmstat_read(m->ctx, now, ELEMENTSOF(now))
+			     : pmemram_node_vmstat_read(m->ctx, nc->node, now, ELEMENTSOF(now));
 
-	for (size_t i = 0; a && i < m->n_node_counters; i++) {
-		const struct manager_node_counters *nc = &m->node_counters[i];
-		struct pmemram_vmstat_counter now[PMEMRAM_VMSTAT_MAX];
-		struct json_object *o;
-		int n = pmemram_node_vmstat_read(m->ctx, nc->node, now, ELEMENTSOF(now));
+	if (n < 0)
+		return NULL;
+	o = pmemram_vmstat_to_json(now, (size_t)n, nc->base, nc->n);
+	if ((nc->node >= 0 && !json_add(o, "node", json_object_new_int(nc->node))) ||
+	    !json_add(o, "since_usec", json_object_new_uint64(nc->since_usec)))
+		json_object_putp(&o);
+	return o;
+}
 
-		if (n < 0) /* its vmstat cannot be read now: nothing to say about it */
-			continue;
-		o = pmemram_vmstat_to_json(now, (size_t)n, nc->base, nc->n);
-		if (!json_add(o, "node", json_object_new_int(nc->node)) ||
-		    !json_add(o, "since_usec", json_object_new_uint64(nc->since_usec)) || !json_append(a, o)) {
-			json_object_put(a);
-			return NULL;
-		}
+struct json_object *manager_tiering_counters_json(const struct manager *m)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *system = NULL;
+	bool ok = json_add(o, "nodes", a);
+
+	/* a node whose vmstat cannot be read now is left out */
+	for (size_t i = 0; ok && i < m->n_node_counters; i++) {
+		struct json_object *c = counters_json(m, &m->node_counters[i]);
+
+		ok = !c || json_append(a, c);
 	}
-	return a;
+	if (ok && m->system_counters_known)
+		system = counters_json(m, &m->system_counters);
+	ok = ok && (system ? json_add(o, "system", system) : json_add_null_value(o, "system"));
+	if (!ok)
+		json_object_putp(&o);
+	return o;
 }

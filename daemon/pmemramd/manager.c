@@ -582,7 +582,7 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
 	if (ok)
 		ok = json_add(d, "classes", manager_classes_json(m)) &&
-		     json_add(d, "tiering_counters", manager_node_counters_json(m)) &&
+		     json_add(d, "tiering_counters", manager_tiering_counters_json(m)) &&
 		     (m->demotion >= 0 ? json_add(d, "demotion_enabled", json_object_new_boolean(m->demotion))
 				       : json_add_null_value(d, "demotion_enabled"));
 	/* null until read after a reconcile, and on a kernel without NUMA balancing */

@@ -34,8 +34,8 @@ struct manager_class {
 	uint64_t memory_low;	   /* the slice cgroup's memory.low as last read (protect_state != 0) */
 };
 
-/* A node's promote and demote counters when pmemramd first saw the node: the status reply gives
- * the increase since. */
+/* A node's promote and demote counters when pmemramd first saw the node (or the system's, node
+ * -1, when it first read them): the status reply gives the increase since. */
 struct manager_node_counters {
 	int node;
 	uint64_t since_usec; /* CLOCK_REALTIME of the reading */
@@ -97,6 +97,8 @@ struct manager {
 	struct pmemram_promotion promotion;
 	size_t n_node_counters; /* one per node seen since the start, in the order seen */
 	struct manager_node_counters *node_counters;
+	bool system_counters_known; /* system_counters was read */
+	struct manager_node_counters system_counters;
 
 	/* WatchdogSec= (0: none), and when manager_progress() last pinged it (CLOCK_MONOTONIC) */
 	uint64_t watchdog_usec;
@@ -200,9 +202,10 @@ const struct manager_class *manager_find_class(const struct manager *m, const ch
 /* [{"class", "slice", "nodes", "error", ..., "memory_per_node", "outside_nodes", ...}], the
  * memory read from the slices' cgroups now; NULL on allocation failure. */
 struct json_object *manager_classes_json(const struct manager *m);
-/* [{"node", "since_usec", "pgdemote_kswapd", ...}]: each node's counters' increase since
- * pmemramd first saw the node, read now; NULL on allocation failure. */
-struct json_object *manager_node_counters_json(const struct manager *m);
+/* {"system": {"since_usec", "pgdemote_kswapd", ...} or null, "nodes": [{"node", "since_usec",
+ * "pgdemote_kswapd", ...}]}: the counters' increase since pmemramd first read them, read now;
+ * NULL on allocation failure. */
+struct json_object *manager_tiering_counters_json(const struct manager *m);
 
 /* ---- metrics and node features (manager-export.c), when a file is asked for ---- */
 /* After each reconcile, before its observation goes: r is its code, duration how long it took. */

@@ -394,10 +394,11 @@ static void test_promotion(void **state)
 /* pmemramctl classes and run on the fake HMAT machine (node 2 holds kmem memory). */
 static struct run *ctl(struct fake_env *env, const char *config, const char *const *args)
 {
-	char sysfs[512], conf[512], slices[512];
-	const char *vars[] = { sysfs, conf, slices, NULL };
+	char sysfs[512], procfs[512], conf[512], slices[512];
+	const char *vars[] = { sysfs, procfs, conf, slices, NULL };
 
 	snprintf(sysfs, sizeof(sysfs), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(procfs, sizeof(procfs), "PMEMRAM_PROCFS_ROOT=%s", env->proc);
 	snprintf(conf, sizeof(conf), "PMEMRAM_CONFIG_DIR=%s", config);
 	snprintf(slices, sizeof(slices), "PMEMRAM_SLICE_DIR=%s", config); /* no slices there */
 	return run_ctl_env(vars, args);
@@ -511,6 +512,7 @@ static void test_ctl_classes(void **state)
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "devices/system/node/node0/vmstat",
 					  "nr_free_pages 100\npgdemote_kswapd 5\npgdemote_direct 0\n"),
 			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "vmstat", "pgdemote_kswapd 7\npgdemote_direct 2\n"), 0);
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
 	assert_int_equal(run->status, 0);
 	assert_non_null(strstr(run->out, "memory: node 0 12 MiB, node 1 0 B, node 2 64.0 MiB\n"));
@@ -519,6 +521,8 @@ static void test_ctl_classes(void **state)
 	assert_non_null(strstr(run->out, "memory: none (the slice has no cgroup yet)\n")); /* local */
 	assert_non_null(
 		strstr(run->out, "  node 0: pgdemote_kswapd 5, pgdemote_direct 0, pgpromote_success not counted\n"));
+	assert_non_null(
+		strstr(run->out, "  system: pgdemote_kswapd 7, pgdemote_direct 2, pgpromote_success not counted\n"));
 	assert_int_equal(count_lines_with(run->out, "OUTSIDE"), 1);
 	free(TAKE_PTR(run));
 	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
@@ -532,9 +536,10 @@ static void test_ctl_classes(void **state)
 	assert_null(json_at(j, "classes.2.outside_nodes"));
 	assert_int_equal(json_object_get_int64(json_at(j, "classes.2.bytes_outside")), 0);
 	assert_null(json_at(j, "classes.0.memory_per_node"));
-	assert_int_equal(json_object_get_int(json_at(j, "tiering_counters.0.node")), 0);
-	assert_int_equal(json_object_get_int64(json_at(j, "tiering_counters.0.pgdemote_kswapd")), 5);
-	assert_null(json_at(j, "tiering_counters.0.pgpromote_success"));
+	assert_int_equal(json_object_get_int(json_at(j, "tiering_counters.nodes.0.node")), 0);
+	assert_int_equal(json_object_get_int64(json_at(j, "tiering_counters.nodes.0.pgdemote_kswapd")), 5);
+	assert_null(json_at(j, "tiering_counters.nodes.0.pgpromote_success"));
+	assert_int_equal(json_object_get_int64(json_at(j, "tiering_counters.system.pgdemote_direct")), 2);
 	json_object_put(j);
 	free(TAKE_PTR(run));
 

@@ -16,7 +16,7 @@
 set -u
 . ./lib.sh
 
-plan 36
+plan 37
 work=/usr/lib/pmemram-test/cache-work
 tmp=$(mktemp -d)
 
@@ -106,18 +106,29 @@ is "classes: economy's memory is on node 2, premium's on 0-1, none outside" \
 ok "classes marks no class OUTSIDE its nodes" sh -c "pmemramctl classes >$tmp/usage.out && grep -q 'memory: node 0' $tmp/usage.out && ! grep -q OUTSIDE $tmp/usage.out"
 is "status: pmemramd reports the same" "$(pmemramctl status --json | jq -r ".daemon.daemon | $usage")" \
 	"economy=true,null,0 premium=true,null,0"
-# The counters since pmemramd started: numbers where the kernel counts, null
-# for pgpromote_success without CONFIG_NUMA_BALANCING.
-want=""
+# The counters since pmemramd started: a number where the kernel counts one
+# (6.1 counts pgdemote_* for the system alone, pgpromote_success only with
+# CONFIG_NUMA_BALANCING), null where it does not.
+kinds() {
+	local c out=
+	for c in pgdemote_kswapd pgdemote_direct pgpromote_success; do
+		grep -q "^$c " "$1" && out+=number, || out+=null,
+	done
+	echo "${out%,}"
+}
+want="system:$(kinds /proc/vmstat)"
 for n in 0 1 2; do
-	p=null
-	grep -q '^pgpromote_success ' /sys/devices/system/node/node$n/vmstat && p=number
-	want+="$n:number,number,$p "
+	want+=" $n:$(kinds /sys/devices/system/node/node$n/vmstat)"
 done
+types='[.pgdemote_kswapd, .pgdemote_direct, .pgpromote_success] | map(type) | join(",")'
 note "status: $(pmemramctl status --json | jq -c .daemon.daemon.tiering_counters)"
-is "status: each node's demote counters since the start are numbers" \
-	"$(pmemramctl status --json | jq -r '[.daemon.daemon.tiering_counters[] | "\(.node):\(.pgdemote_kswapd | type),\(.pgdemote_direct | type),\(.pgpromote_success | type)"] | join(" ")') " \
+is "status: the counters since the start, where the kernel has them" \
+	"$(pmemramctl status --json | jq -r ".daemon.daemon.tiering_counters | ([\"system:\" + (.system | $types)] + [.nodes[] | \"\\(.node):\" + ($types)]) | join(\" \")")" \
 	"$want"
+is "status: the demote counters are reported (numbers)" \
+	"$(pmemramctl status --json | jq -r '.daemon.daemon.tiering_counters.system | "\(.pgdemote_kswapd | type),\(.pgdemote_direct | type)"')" \
+	"number,number"
+note "classes: $(pmemramctl classes | sed -n '/^promote and demote/,$p' | tr '\n' '|')"
 
 # A process outside systemd, through pmemramctl run.
 pmemramctl run --class economy -- "$work" hold 64 >"$tmp/run.out" &
