@@ -172,6 +172,8 @@ struct reading {
 	struct pmemram_vmstat_counter (*vmstat)[PMEMRAM_VMSTAT_MAX];
 	struct pmemram_metrics_class *classes;
 	struct pmemram_numa_usage *usage; /* one per class */
+	struct pmemram_vmstat_counter system[PMEMRAM_VMSTAT_MAX];
+	size_t n_system;
 	bool shuffle_known;
 	struct pmemram_shuffle shuffle;
 };
@@ -244,6 +246,9 @@ static int read_state(struct manager *m, struct reading *rd)
 			c->bytes_outside = pmemram_numa_usage_outside(c->usage, &c->nodes, NULL);
 	}
 	rd->shuffle_known = pmemram_shuffle_read(m->ctx, &rd->shuffle) >= 0;
+	r = pmemram_vmstat_read(m->ctx, rd->system, PMEMRAM_VMSTAT_MAX);
+	rd->n_system = r > 0 ? (size_t)r : 0;
+	pmemram_ctx_clear_error(m->ctx);
 	r = read_nodes(m, rd);
 	log_change(m, &m->export->read_error, r, "metrics and node features: cannot read the NUMA nodes");
 	return r;
@@ -295,12 +300,15 @@ static void write_metrics(struct manager *m, const struct reading *rd)
 		.kmem_online_bytes = e->kmem_online_bytes,
 		.shuffle = rd->shuffle_known ? &rd->shuffle : NULL,
 		.shuffle_policy = m->shuffle_known ? pmemram_config_shuffle_to_string(m->shuffle.policy) : NULL,
-		.shuffle_policy_state = m->shuffle_known ? pmemram_shuffle_policy_state_to_string(m->shuffle.state) : NULL,
+		.shuffle_policy_state =
+			m->shuffle_known ? pmemram_shuffle_policy_state_to_string(m->shuffle.state) : NULL,
 		.demotion = m->demotion,
 		.n_nodes = rd->topology ? rd->topology->n_nodes : 0,
 		.nodes = rd->nodes,
 		.n_classes = m->n_classes,
 		.classes = rd->classes,
+		.n_vmstat = rd->n_system,
+		.vmstat = rd->system,
 	};
 	_cleanup_(freep) char *text = NULL;
 	size_t len;

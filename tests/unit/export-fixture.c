@@ -33,6 +33,7 @@ static const struct pmemram_cache node1_cache = {
 };
 static const struct pmemram_vmstat_counter node0_vmstat[] = { { "pgpromote_success", 0 }, { "pgdemote_kswapd", 3 } };
 static const struct pmemram_vmstat_counter node2_vmstat[] = { { "pgpromote_success", 17 }, { "pgdemote_kswapd", 5 } };
+static const struct pmemram_vmstat_counter system_vmstat[] = { { "pgpromote_success", 17 }, { "pgdemote_kswapd", 8 } };
 static const struct pmemram_shuffle shuffle = { .source = PMEMRAM_SHUFFLE_SYSFS, .enabled = true, .reason = "hmat", .order = 10 };
 static struct pmemram_metrics_node nodes[3];
 static struct pmemram_metrics_class classes[2];
@@ -78,6 +79,8 @@ void export_fixture_metrics(struct pmemram_metrics *m)
 		.n_release_failures = 3,
 		.release_failures = release_failures,
 		.shuffle = &shuffle,
+		.n_vmstat = 2,
+		.vmstat = system_vmstat,
 		.shuffle_policy = "auto",
 		.shuffle_policy_state = "in-effect",
 		.demotion = 1,

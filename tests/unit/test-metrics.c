@@ -102,7 +102,13 @@ static const char expected[] =
 	"# HELP pmemram_node_pgdemote_kswapd_total The kernel's pgdemote_kswapd counter of a NUMA node (pages).\n"
 	"# TYPE pmemram_node_pgdemote_kswapd_total counter\n"
 	"pmemram_node_pgdemote_kswapd_total{node=\"0\"} 3\n"
-	"pmemram_node_pgdemote_kswapd_total{node=\"2\"} 5\n";
+	"pmemram_node_pgdemote_kswapd_total{node=\"2\"} 5\n"
+	"# HELP pmemram_pgpromote_success_total The kernel's pgpromote_success counter of the whole system (pages).\n"
+	"# TYPE pmemram_pgpromote_success_total counter\n"
+	"pmemram_pgpromote_success_total 17\n"
+	"# HELP pmemram_pgdemote_kswapd_total The kernel's pgdemote_kswapd counter of the whole system (pages).\n"
+	"# TYPE pmemram_pgdemote_kswapd_total counter\n"
+	"pmemram_pgdemote_kswapd_total 8\n";
 
 static void test_fixture(void **state)
 {

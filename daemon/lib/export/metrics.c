@@ -236,6 +236,18 @@ static void node_vmstat(const struct pmemram_metrics *m, FILE *f)
 		}
 }
 
+static void system_vmstat(const struct pmemram_metrics *m, FILE *f)
+{
+	for (size_t i = 0; i < m->n_vmstat; i++) {
+		char name[PMEMRAM_VMSTAT_NAME_MAX + 32], help[PMEMRAM_VMSTAT_NAME_MAX + 64];
+
+		(void)snprintf(name, sizeof(name), "pmemram_%s_total", m->vmstat[i].name);
+		(void)snprintf(help, sizeof(help), "The kernel's %s counter of the whole system (pages).",
+			       m->vmstat[i].name);
+		single(f, name, "counter", help, m->vmstat[i].value);
+	}
+}
+
 static void shuffle(const struct pmemram_metrics *m, FILE *f)
 {
 	if (m->shuffle) {
@@ -336,6 +348,7 @@ int pmemram_metrics_write(const struct pmemram_metrics *m, FILE *f)
 	shuffle(m, f);
 	classes(m, f);
 	node_vmstat(m, f);
+	system_vmstat(m, f);
 	return ferror(f) ? -EIO : 0;
 }
 

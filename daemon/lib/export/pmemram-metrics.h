@@ -65,6 +65,9 @@ struct pmemram_metrics {
 	const struct pmemram_metrics_node *nodes;
 	size_t n_classes;
 	const struct pmemram_metrics_class *classes;
+	/* the whole system's pgpromote_*, pgdemote_* (/proc/vmstat): 6.1 counts demotion only here */
+	size_t n_vmstat;
+	const struct pmemram_vmstat_counter *vmstat;
 };
 
 /*
