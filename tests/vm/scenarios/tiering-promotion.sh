@@ -55,11 +55,14 @@ is "node 2 is in a lower memory tier than node 0" \
 hot=$!
 ok "the hot loop runs" wait_for 120 "grep -q ^ready $tmp/hot.out"
 total=$(pages "0 1 2 3" "$hot")
+# Stopped while its pages move: running, it would take hinting faults and be promoted meanwhile.
+kill -STOP "$hot"
 must "move its pages to node 2" migratepages "$hot" 0,1 2
 moved=$(pages 2 "$hot")
 note "after migratepages: $(anon_nodes "$hot") of $total pages"
 ok "most of the hot buffer is on node 2 now" test "$moved" -gt $((total * 9 / 10))
 p0=$(vmstat pgpromote_success) t0=$(now_ms) t_back=
+kill -CONT "$hot"
 for i in $(seq 60); do
 	sleep 2
 	note "after $((i * 2)) s: $(anon_nodes "$hot"), pgpromote_success +$(($(vmstat pgpromote_success) - p0))"
