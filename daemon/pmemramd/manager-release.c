@@ -30,6 +30,7 @@ struct manager_release {
 	sd_event_source *io;
 	char *buf;
 	size_t len, allocated;
+	bool overflow; /* the report outgrew RELEASE_REPLY_MAX: the rest is read and dropped */
 	manager_release_done_fn done;
 	void *userdata;
 };
@@ -118,7 +119,11 @@ static void release_finish(struct manager *m)
 		/* Nothing was changed (refused before reading), or the child died: the loop cannot
 		 * tell which, so the next reconcile finds out; no hold on what may not be given back. */
 		(void)manager_unhold(m, rel->device);
-		if (!o)
+		if (rel->overflow)
+			manager_device_event(m, MANAGER_EVENT_RELEASE_LOST, rel->device,
+					     "%s: the release report is larger than %u bytes (status %d)", rel->device,
+					     RELEASE_REPLY_MAX, status);
+		else if (!o)
 			manager_device_event(m, MANAGER_EVENT_RELEASE_LOST, rel->device,
 					     "%s: the release process ended without a report (status %d)", rel->device,
 					     status);
@@ -151,32 +156,37 @@ static int on_release_output(sd_event_source *s, int fd, uint32_t revents, void 
 {
 	struct manager *m = userdata;
 	struct manager_release *rel = m->release;
+	char drop[4096];
 	ssize_t n;
 
-	if (rel->len + 4096 + 1 > rel->allocated) {
+	/* Too long to be a report: keep reading until the child closes the pipe, so that it never
+	 * blocks in write() while release_finish() waits for it; what it says is dropped. */
+	if (!rel->overflow && rel->len + sizeof(drop) + 1 > rel->allocated) {
 		size_t want = rel->allocated ? rel->allocated * 2 : 65536;
 		char *p;
 
 		if (want > RELEASE_REPLY_MAX + 1)
 			want = RELEASE_REPLY_MAX + 1;
 		if (rel->len + 1 >= want) {
-			manager_device_event(m, MANAGER_EVENT_RELEASE_LOST, rel->device,
-					     "%s: the release report is larger than %u bytes", rel->device, RELEASE_REPLY_MAX);
+			rel->overflow = true;
 			rel->len = 0;
-			release_finish(m);
-			return 0;
+		} else {
+			p = realloc(rel->buf, want);
+			if (!p)
+				return 0; /* try again on the next wakeup */
+			rel->buf = p;
+			rel->allocated = want;
 		}
-		p = realloc(rel->buf, want);
-		if (!p)
-			return 0; /* try again on the next wakeup */
-		rel->buf = p;
-		rel->allocated = want;
 	}
-	n = read(fd, rel->buf + rel->len, rel->allocated - rel->len - 1);
+	if (rel->overflow)
+		n = read(fd, drop, sizeof(drop));
+	else
+		n = read(fd, rel->buf + rel->len, rel->allocated - rel->len - 1);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n > 0) {
-		rel->len += (size_t)n;
+		if (!rel->overflow)
+			rel->len += (size_t)n;
 		return 0;
 	}
 	release_finish(m);
