@@ -410,7 +410,7 @@ static void note_node_counters(struct manager *m, const struct pmemram_topology 
 	}
 }
 
-int manager_apply_classes(struct manager *m)
+int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 {
 	_cleanup_(closep) int dir_fd = -1;
 	struct pmemram_topology *t = NULL;
@@ -422,6 +422,8 @@ int manager_apply_classes(struct manager *m)
 	bool changed = false, pruned;
 	int r, removed;
 
+	if (topology)
+		*topology = NULL;
 	apply_demotion(m);
 	apply_promotion(m);
 	/* No class configured, and the slices of earlier ones removed since the configuration was
@@ -500,6 +502,8 @@ done:
 	m->classes = states;
 	m->n_classes = m->config->n_classes;
 	free(keep);
+	if (topology)
+		*topology = TAKE_PTR(t);
 	pmemram_topology_free(t);
 	pmemram_dax_list_free(dax);
 	return r;

@@ -200,9 +200,11 @@ static int read_nodes(struct manager *m, struct reading *rd)
 	const struct pmemram_topology *t;
 	int r;
 
-	r = pmemram_topology_read(m->ctx, &rd->topology);
-	if (r < 0)
-		return r;
+	if (!rd->topology) {
+		r = pmemram_topology_read(m->ctx, &rd->topology);
+		if (r < 0)
+			return r;
+	}
 	t = rd->topology;
 	rd->nodes = calloc(t->n_nodes ? t->n_nodes : 1, sizeof(*rd->nodes));
 	rd->vmstat = calloc(t->n_nodes ? t->n_nodes : 1, sizeof(*rd->vmstat));
@@ -350,12 +352,14 @@ static void write_nfd(struct manager *m, const struct reading *rd)
 	log_change(m, &e->nfd_error, r, m->nfd_path);
 }
 
-void manager_export_write(struct manager *m)
+void manager_export_write(struct manager *m, struct pmemram_topology *topology)
 {
-	struct reading rd = {};
+	struct reading rd = { .topology = topology };
 
-	if (!export_of(m))
+	if (!export_of(m)) {
+		reading_done(&rd);
 		return;
+	}
 	/* What could not be read is left out; the rest is still written. */
 	(void)read_state(m, &rd);
 	if (m->metrics_path)
@@ -369,7 +373,7 @@ static int on_export_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
-	manager_export_write(m);
+	manager_export_write(m, NULL);
 	(void)sd_event_source_set_time(s, usec + EXPORT_INTERVAL_USEC);
 	return 0;
 }

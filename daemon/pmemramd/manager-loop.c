@@ -21,7 +21,7 @@ static void become_ready(struct manager *m, const char *why)
 	mlog(m, LOG_INFO, "ready: %s", why);
 	(void)sd_notify(false, "READY=1");
 	manager_notify_status(m);
-	manager_export_write(m);
+	manager_export_write(m, NULL);
 }
 
 /* Ready once no claim waits for its device (a claimed device that boots late is onlined before

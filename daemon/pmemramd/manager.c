@@ -480,6 +480,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		.n_held = m->n_held,
 	};
 	struct pmemram_reconcile_result *res = NULL;
+	struct pmemram_topology *topology = NULL;
 	uint64_t start = now_usec(CLOCK_MONOTONIC), seq_from;
 	char summary[256];
 	int r;
@@ -513,7 +514,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		       m->last_error);
 		m->last = pmemram_reconcile_result_free(m->last);
 		manager_export_note_reconcile(m, r, m->last_duration_usec);
-		manager_export_write(m);
+		manager_export_write(m, NULL);
 		manager_notify_status(m);
 		return r;
 	}
@@ -539,10 +540,11 @@ int manager_reconcile(struct manager *m, const char *why)
 
 	pmemram_reconcile_result_free(m->last);
 	m->last = res;
-	/* Classes follow the devices the reconcile onlined (or gave back). */
-	(void)manager_apply_classes(m);
+	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
+	 * nodes they read. */
+	(void)manager_apply_classes(m, &topology);
 	manager_export_note_reconcile(m, r, m->last_duration_usec);
-	manager_export_write(m);
+	manager_export_write(m, TAKE_PTR(topology));
 	/* Nothing else needs the observation: the daemon idles small. */
 	m->last->observation = pmemram_observation_free(m->last->observation);
 	manager_notify_status(m);

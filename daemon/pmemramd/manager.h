@@ -196,8 +196,9 @@ void manager_release_wait(struct manager *m);
 
 /* ---- tiering classes (classes.c) ---- */
 /* Resolve every class, write the slices that change (then reload systemd), remove those of
- * classes gone, and set the demotion switch; problems are logged and kept per class. */
-int manager_apply_classes(struct manager *m);
+ * classes gone, and set the demotion switch; problems are logged and kept per class.  The NUMA
+ * nodes it read go to *topology (NULL when it read none) for the caller to pass on or free. */
+int manager_apply_classes(struct manager *m, struct pmemram_topology **topology);
 const struct manager_class *manager_find_class(const struct manager *m, const char *name);
 /* [{"class", "slice", "nodes", "error", ..., "memory_per_node", "outside_nodes", ...}], the
  * memory read from the slices' cgroups now; NULL on allocation failure. */
@@ -212,8 +213,9 @@ struct json_object *manager_tiering_counters_json(const struct manager *m);
 void manager_export_note_reconcile(struct manager *m, int r, uint64_t duration_usec);
 /* A release that failed: its outcome (NULL without a report) and errno. */
 void manager_export_note_release(struct manager *m, const char *outcome, int errnum);
-/* Read what the kernel shows now and write the files; failures are logged when they change. */
-void manager_export_write(struct manager *m);
+/* Read what the kernel shows now and write the files; failures are logged when they change.
+ * topology, when not NULL, is the NUMA nodes as just read (taken over and freed), else read. */
+void manager_export_write(struct manager *m, struct pmemram_topology *topology);
 /* Write them again every minute, for the counters. */
 int manager_export_start(struct manager *m);
 void manager_export_free(struct manager *m);
