@@ -15,6 +15,8 @@
 #include "pmemram-private.h"
 
 #define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
+#define UUID_A "ed93e918-e165-49d8-921d-383d7b9660c5"
+#define UUID_B UUID
 #define PARSE(c, file, text, errors) pmemram_config_parse((c), (file), (text), strlen(text), (errors))
 
 /* Parse one file into a fresh config; the errors come back in *errors. */
@@ -146,7 +148,7 @@ static void test_syntax_errors(void **state)
 {
 	expect_error(
 		"a.conf", "[global]\nshufle = on\n",
-		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
+		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
@@ -373,7 +375,7 @@ static void test_class_errors(void **state)
 	/* a class's key: not one of [global] */
 	expect_error(
 		"a.conf", "[global]\nprotect = 1G\n",
-		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
+		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[global]\ndemotion = yes\n",
 		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
@@ -407,7 +409,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_string_equal(
 		e.msg[15],
-		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate)");
+		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 }
 
 static void test_verify_errors(void **state)
@@ -771,6 +773,46 @@ static void test_load_unprintable_names(void **state)
 	}
 }
 
+/* daxctl.conf.d: files in lexical order, only *.conf and not hidden; a bad file does not stop the others. */
+static void test_load_daxctl(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w = {};
+	struct dir *d = *state;
+	char msg[PMEMRAM_CONFIG_ERROR_MAX];
+
+	write_file(d, "20-b.conf", "[reconfigure-device b]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n");
+	write_file(d, "10-a.conf", "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
+	write_file(d, "15-bad.conf", "[reconfigure-device bad]\nnvdimm.uuid = nope\nmode = system-ram\n");
+	write_file(d, ".30-hidden.conf", "[reconfigure-device h]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
+	write_file(d, "daxctl.example.conf.bak", "garbage\n");
+	assert_int_equal(mkdirat(d->fd, "40-dir.conf", 0755), 0);
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_daxctl_load(c, d->fd, d->path, &w), 0);
+	assert_int_equal(c->n_daxctl, 3);
+	assert_int_equal(c->n_claims, 2);
+	assert_string_equal(c->claims[0].name, "daxctl:a");
+	assert_string_equal(c->claims[1].name, "daxctl:b");
+	assert_int_equal(w.n, 2);
+	snprintf(msg, sizeof(msg),
+		 "%s/15-bad.conf:2: key 'nvdimm.uuid': invalid UUID 'nope' (expected 8-4-4-4-12 hex "
+		 "digits): section skipped",
+		 d->path);
+	assert_string_equal(w.msg[0], msg);
+	snprintf(msg, sizeof(msg), "%s/40-dir.conf: not a regular file", d->path);
+	assert_string_equal(w.msg[1], msg);
+	c = pmemram_config_free(c);
+
+	/* daxctl-conf = no: nothing read */
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_config_parse(c, "pmemram.conf", "[global]\ndaxctl-conf = no\n", 25, NULL), 0);
+	assert_false(c->daxctl_conf);
+	assert_int_equal(pmemram_daxctl_load(c, d->fd, d->path, &w), 0);
+	assert_int_equal(c->n_daxctl, 0);
+	assert_int_equal(c->n_claims, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +833,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_missing, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_dropins, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_errors, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_load_daxctl, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_load_unprintable_names, dir_setup, dir_teardown),
 	};
 

@@ -6,8 +6,9 @@
 #include "pmemram-config.h"
 #include "pmemram-private.h"
 
-/* Parse the file open at fd as name (used in messages): 1 when parsed, -errno otherwise. */
-static int parse_fd(struct pmemram_config *c, int fd, const char *name, struct pmemram_config_errors *errors)
+/* Parse the file open at fd as name (used in messages) with parse: 1 when parsed, -errno otherwise. */
+static int parse_fd_with(struct pmemram_config *c, int fd, const char *name, pmemram_config_parse_fn parse,
+			 struct pmemram_config_errors *errors)
 {
 	_cleanup_(freep) char *text = NULL;
 	size_t len = 0;
@@ -43,8 +44,13 @@ static int parse_fd(struct pmemram_config *c, int fd, const char *name, struct p
 		len += (size_t)k;
 	}
 
-	r = pmemram_config_parse(c, name, text, len, errors);
+	r = parse(c, name, text, len, errors);
 	return r < 0 ? r : 1;
+}
+
+static int parse_fd(struct pmemram_config *c, int fd, const char *name, struct pmemram_config_errors *errors)
+{
+	return parse_fd_with(c, fd, name, pmemram_config_parse, errors);
 }
 
 /* O_NONBLOCK: a FIFO named *.conf must not hang the daemon. */
@@ -65,6 +71,23 @@ static int load_file(struct pmemram_config *c, int dir_fd, const char *path, str
 		return r;
 	}
 	return parse_fd(c, fd, path, errors);
+}
+
+int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *path, const char *name,
+			    pmemram_config_parse_fn parse, struct pmemram_config_errors *errors)
+{
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	if (!c || dir_fd < 0 || !path || !name || !parse)
+		return -EINVAL;
+	fd = openat(dir_fd, path, CONFIG_OPEN_FLAGS);
+	if (fd < 0) {
+		r = negative_errno();
+		pmemram_config_errors_add(errors, name, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	return parse_fd_with(c, fd, name, parse, errors);
 }
 
 static int compare_names(const void *a, const void *b)

@@ -367,6 +367,14 @@ static void key_online_at_bind(struct parser *p, const char *key, const char *va
 		p->config->online_at_bind = i == 1;
 }
 
+static void key_daxctl_conf(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, bool_names, ELEMENTSOF(bool_names));
+
+	if (i >= 0 && set_once(p, key, &p->config->daxctl_conf_set))
+		p->config->daxctl_conf = i == 1;
+}
+
 static void key_demotion(struct parser *p, const char *key, const char *value)
 {
 	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
@@ -481,6 +489,7 @@ static const struct key_def {
 	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
 	{ SECTION_GLOBAL, "promotion", key_promotion },
 	{ SECTION_GLOBAL, "promotion-rate", key_promotion_rate },
+	{ SECTION_GLOBAL, "daxctl-conf", key_daxctl_conf },
 	{ SECTION_CLAIM, "match", key_match },
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
@@ -672,7 +681,7 @@ static void parse_section(struct parser *p, char *line)
 		p->section = s->section;
 }
 
-static char *strip(char *s)
+char *pmemram_config_strip(char *s)
 {
 	char *end;
 
@@ -688,7 +697,7 @@ static void parse_line(struct parser *p, char *line)
 	char q[QUOTE_MAX + 4], known[128] = "", *eq, *key, *value;
 	size_t len = 0;
 
-	line = strip(line);
+	line = pmemram_config_strip(line);
 	if (!*line || *line == '#' || *line == ';')
 		return;
 	if (*line == '[') {
@@ -702,8 +711,8 @@ static void parse_line(struct parser *p, char *line)
 		return;
 	}
 	*eq = '\0';
-	key = strip(line);
-	value = strip(eq + 1);
+	key = pmemram_config_strip(line);
+	value = pmemram_config_strip(eq + 1);
 
 	if (p->section == SECTION_SKIP)
 		return;
@@ -725,7 +734,7 @@ static void parse_line(struct parser *p, char *line)
 	parse_error(p, "key '%s': unknown in [%s] (known: %s)", quote(key, q), section_names[p->section], known);
 }
 
-static int add_file(struct pmemram_config *c, const char *filename)
+int pmemram_config_add_file(struct pmemram_config *c, const char *filename)
 {
 	char **files, *name;
 
@@ -758,7 +767,7 @@ int pmemram_config_parse(struct pmemram_config *c, const char *filename, const c
 		pmemram_config_errors_add(errors, filename, 0, "larger than %d bytes", PMEMRAM_CONFIG_MAX_FILE_SIZE);
 		return -EINVAL;
 	}
-	r = add_file(c, filename);
+	r = pmemram_config_add_file(c, filename);
 	if (r < 0)
 		return r;
 	p.file_index = r;
@@ -873,6 +882,8 @@ int pmemram_config_new(struct pmemram_config **ret)
 	c->promotion_rate_set.file = -1;
 	c->online_at_bind = true;
 	c->online_at_bind_set.file = -1;
+	c->daxctl_conf = true;
+	c->daxctl_conf_set.file = -1;
 	*ret = c;
 	return 0;
 }
@@ -886,6 +897,7 @@ struct pmemram_config *pmemram_config_free(struct pmemram_config *c)
 	free(c->files);
 	free(c->claims);
 	free(c->classes);
+	free(c->daxctl);
 	free(c);
 	return NULL;
 }

@@ -26,6 +26,12 @@
 #define PMEMRAM_CONFIG_MAIN "pmemram.conf"
 #define PMEMRAM_CONFIG_DROPIN_DIR "pmemram.conf.d"
 
+/* daxctl's persistent configuration, read as claims unless [global] daxctl-conf = no. */
+#define PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "/etc/daxctl.conf.d"
+#define PMEMRAM_DAXCTL_CONFIG_DIR_ENV "PMEMRAM_DAXCTL_CONFIG_DIR"
+#define PMEMRAM_DAXCTL_MAX_SECTIONS 64	      /* [reconfigure-device NAME] sections over all files */
+#define PMEMRAM_DAXCTL_CLAIM_PREFIX "daxctl:" /* a claim made from a section is named daxctl:NAME */
+
 enum pmemram_config_shuffle {
 	PMEMRAM_CONFIG_SHUFFLE_AUTO, /* whatever the kernel decided (HMAT autodetection) */
 	PMEMRAM_CONFIG_SHUFFLE_ON,
@@ -62,7 +68,30 @@ struct pmemram_claim {
 	char match_value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
 	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
 	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
+	bool from_daxctl; /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
 	struct pmemram_config_origin defined, match_set, zone_set, convert_set;
+};
+
+/* What became of a [reconfigure-device NAME] section of daxctl.conf.d. */
+enum pmemram_daxctl_state {
+	PMEMRAM_DAXCTL_CLAIMED,	  /* a claim of its own, named daxctl:NAME */
+	PMEMRAM_DAXCTL_REDUNDANT, /* a pmemram claim for the same UUID says the same: that one is used */
+	PMEMRAM_DAXCTL_CONFLICT,  /* a pmemram claim for the same UUID disagrees: that one is used */
+	PMEMRAM_DAXCTL_SKIPPED,	  /* not used: text says why (a warning was given) */
+	_PMEMRAM_DAXCTL_STATE_MAX,
+};
+
+struct pmemram_daxctl_section {
+	char name[PMEMRAM_CONFIG_NAME_MAX]; /* after "reconfigure-device ", made safe to print */
+	char uuid[PMEMRAM_UUID_STRING_MAX]; /* nvdimm.uuid, lower case; "" when missing or invalid */
+	bool system_ram;		    /* mode = system-ram */
+	bool online;			    /* online = (default true) */
+	bool movable;			    /* movable = (default true) */
+	struct pmemram_config_origin defined, uuid_set, mode_set, online_set, movable_set;
+	bool invalid; /* a key of it was malformed: it is skipped */
+	enum pmemram_daxctl_state state;
+	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* the claim it became, agrees or conflicts with */
+	char text[PMEMRAM_CONFIG_ERROR_MAX]; /* why it was skipped, what the conflict is */
 };
 
 /* Which nodes a tiering class's memory comes from; resolved against the machine by
@@ -116,6 +145,10 @@ struct pmemram_config {
 	struct pmemram_claim *claims; /* in order of first definition */
 	size_t n_classes;
 	struct pmemram_class *classes; /* in order of first definition */
+	bool daxctl_conf;	       /* read daxctl.conf.d (default yes) */
+	struct pmemram_config_origin daxctl_conf_set;
+	size_t n_daxctl;
+	struct pmemram_daxctl_section *daxctl; /* in the order read */
 	size_t n_files;
 	char **files; /* names of the files read, as used in messages */
 };
@@ -155,6 +188,39 @@ int pmemram_config_load(int dir_fd, struct pmemram_config **ret, struct pmemram_
  * with a message ("NAME: cannot read: No such file or directory"), never -ENOENT. */
 int pmemram_config_load_swapped(int dir_fd, const char *name, const char *source, struct pmemram_config **ret,
 				struct pmemram_config_errors *errors);
+
+/* For the parsers: s without leading and trailing blanks (in place); c->files with filename
+ * appended, its index or -ENOMEM. */
+char *pmemram_config_strip(char *s);
+int pmemram_config_add_file(struct pmemram_config *c, const char *filename);
+
+/* A parser of one file's text: pmemram_config_parse(), pmemram_daxctl_parse(). */
+typedef int (*pmemram_config_parse_fn)(struct pmemram_config *c, const char *filename, const char *text, size_t size,
+				       struct pmemram_config_errors *errors);
+/* Read path below dir_fd (a regular file of at most PMEMRAM_CONFIG_MAX_FILE_SIZE bytes; a FIFO
+ * does not block) and parse it with parse as name: 1 when parsed, -errno (with a message) otherwise. */
+int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *path, const char *name,
+			    pmemram_config_parse_fn parse, struct pmemram_config_errors *errors);
+
+/* ---- daxctl.conf.d (daxctl-conf.c) ----
+ * daxctl's files never make the load fail: what pmemram cannot use there is a warning "FILE:LINE:
+ * ...", and the section it is in is skipped (state PMEMRAM_DAXCTL_SKIPPED). */
+
+/* Parse one daxctl file's text (filename as used in messages, a full path) into c->daxctl. */
+int pmemram_daxctl_parse(struct pmemram_config *c, const char *filename, const char *text, size_t size,
+			 struct pmemram_config_errors *warnings);
+/* Read dir's *.conf files (lexical order, hidden ones skipped) open at dir_fd, named dir in
+ * messages, with pmemram_daxctl_parse(); then pmemram_daxctl_merge().  Nothing when c says
+ * daxctl-conf = no.  0, or -ENOMEM; an unreadable file or directory is a warning. */
+int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, struct pmemram_config_errors *warnings);
+/* Turn the parsed sections into claims, or note them redundant or in conflict with a pmemram claim
+ * by the same UUID; a later section for a UUID already seen is skipped.  0, or -ENOMEM. */
+int pmemram_daxctl_merge(struct pmemram_config *c, struct pmemram_config_errors *warnings);
+/* The pmemram claim a usable section stands for, as [claim "NAME"] keys would set it:
+ * -EINVAL when it is not usable (text in ret_why, may be NULL). */
+int pmemram_daxctl_to_claim(const struct pmemram_daxctl_section *s, struct pmemram_claim *ret, const char **ret_why);
+/* "claimed", "redundant", "conflict", "skipped". */
+const char *pmemram_daxctl_state_to_string(enum pmemram_daxctl_state s);
 
 const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);
 /* 1 to PMEMRAM_CLASS_NAME_MAX - 1 letters, digits or '_': what [class "NAME"] accepts. */

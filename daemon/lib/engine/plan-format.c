@@ -190,6 +190,41 @@ int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **r
 	return 0;
 }
 
+/* ---- daxctl.conf.d ------------------------------------------------------------------------ */
+
+static struct json_object *daxctl_section_to_json(const struct pmemram_config *c,
+						  const struct pmemram_daxctl_section *s)
+{
+	struct json_object *o = json_object_new_object();
+	char origin[PMEMRAM_CONFIG_ERROR_MAX];
+	bool ok;
+
+	pmemram_config_origin_to_string(c, s->defined, origin, sizeof(origin));
+	ok = json_add(o, "origin", json_object_new_string(origin)) &&
+	     json_add(o, "section", json_object_new_string(s->name)) &&
+	     json_add(o, "uuid", json_object_new_string(s->uuid)) &&
+	     json_add(o, "state", json_object_new_string(pmemram_daxctl_state_to_string(s->state))) &&
+	     json_add(o, "claim", json_object_new_string(s->claim)) &&
+	     json_add(o, "text", json_object_new_string(s->text));
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+struct json_object *pmemram_daxctl_to_json(const struct pmemram_config *c)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && c && i < c->n_daxctl; i++)
+		if (!json_append(a, daxctl_section_to_json(c, &c->daxctl[i]))) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
+}
+
 /* ---- reconcile results ----------------------------------------------------------------- */
 
 int pmemram_apply_result_to_json(const struct pmemram_apply_result *res, struct json_object **ret)

@@ -171,5 +171,8 @@ int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f);
 /* JSON object {"actions": [...], "devices": [...], "unmatched_claims": [...]}; needs json-c. */
 struct json_object;
 int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret);
+/* The daxctl.conf.d sections of c as a JSON array of {"origin": "FILE:LINE", "section", "uuid",
+ * "state": "claimed"|"redundant"|"conflict"|"skipped", "claim", "text"}; NULL without memory. */
+struct json_object *pmemram_daxctl_to_json(const struct pmemram_config *c);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_plan, pmemram_plan_free)
