@@ -602,6 +602,32 @@ static void test_precedence(void **state)
 	assert_string_equal(p->unmatched[1], "nothing");
 }
 
+/* A claim of daxctl.conf.d's comes after every claim of pmemram's own, however specific. */
+static void test_precedence_daxctl(void **state)
+{
+	static const char mine[] = "[claim \"region\"]\nmatch = region:region0\nonline = normal\n";
+	static const char theirs[] = "[reconfigure-device x]\nnvdimm.uuid = " UUID "\nmode = system-ram\n"
+				     "[reconfigure-device y]\nnvdimm.uuid = " UUID2 "\nmode = system-ram\n";
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config(mine);
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_config_errors e = {};
+	struct world w;
+
+	assert_int_equal(pmemram_daxctl_parse(c, "/etc/daxctl.conf.d/a.conf", theirs, strlen(theirs), &e), 0);
+	assert_int_equal(pmemram_daxctl_merge(c, &e), 0);
+	assert_int_equal(c->n_claims, 3);
+
+	world_init(&w);
+	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, START, SIZE);
+	strcpy(add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
+	assert_int_equal(p->n_verdicts, 2);
+	assert_string_equal(p->verdicts[0].claim, "region");
+	assert_string_equal(p->verdicts[1].claim, "daxctl:y");
+	/* daxctl:x matched dax0.0 and lost it to "region": not a claim that matches nothing */
+	assert_int_equal(p->n_unmatched, 0);
+}
+
 static void test_namespaces(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -736,15 +762,16 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fresh_devdax),
-		cmocka_unit_test(test_claim_by_info_uuid),   cmocka_unit_test(test_converged),
-		cmocka_unit_test(test_partial),	       cmocka_unit_test(test_kill_anywhere),
-		cmocka_unit_test(test_unbound),	       cmocka_unit_test(test_unclaimed),
-		cmocka_unit_test(test_busy),	       cmocka_unit_test(test_too_small),
-		cmocka_unit_test(test_auto_online),    cmocka_unit_test(test_udev_online), cmocka_unit_test(test_scoped),
-		cmocka_unit_test(test_wrong_zone),     cmocka_unit_test(test_block_refusals),
-		cmocka_unit_test(test_precedence),     cmocka_unit_test(test_namespaces),
-		cmocka_unit_test(test_output),	       cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_fresh_devdax),  cmocka_unit_test(test_claim_by_info_uuid),
+		cmocka_unit_test(test_converged),     cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_kill_anywhere), cmocka_unit_test(test_unbound),
+		cmocka_unit_test(test_unclaimed),     cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_too_small),     cmocka_unit_test(test_auto_online),
+		cmocka_unit_test(test_udev_online),   cmocka_unit_test(test_scoped),
+		cmocka_unit_test(test_wrong_zone),    cmocka_unit_test(test_block_refusals),
+		cmocka_unit_test(test_precedence),    cmocka_unit_test(test_precedence_daxctl),
+		cmocka_unit_test(test_namespaces),    cmocka_unit_test(test_output),
+		cmocka_unit_test(test_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,13 +192,34 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 	}
 }
 
-/* The most specific claim (uuid, then device, region, all-devdax) matching a dax device. */
+/* Whether claim a comes before b for a device both match: pmemram's own before daxctl.conf.d's,
+ * then the more specific (uuid, then device, region, all-devdax). */
+static bool claim_before(const struct pmemram_claim *a, const struct pmemram_claim *b)
+{
+	if (a->from_daxctl != b->from_daxctl)
+		return !a->from_daxctl;
+	return a->match < b->match;
+}
+
+/* A claim from daxctl.conf.d that matches a device a claim of pmemram's decides for: it matched
+ * something, so it is not reported unmatched (nor does readiness wait for it). */
+static bool outranked_daxctl_claim(const struct pmemram_observed *o, const struct pmemram_claim *claim)
+{
+	if (!claim->from_daxctl)
+		return false;
+	for (size_t i = 0; i < o->n_devices; i++)
+		if (claim_matches(claim, &o->devices[i]))
+			return true;
+	return false;
+}
+
+/* The claim that decides for a dax device (claim_before()), or NULL. */
 static const struct pmemram_claim *claim_for_device(const struct pmemram_config *c, const struct pmemram_observed_dax *d)
 {
 	const struct pmemram_claim *best = NULL;
 
 	for (size_t i = 0; i < c->n_claims; i++)
-		if (claim_matches(&c->claims[i], d) && (!best || c->claims[i].match < best->match))
+		if (claim_matches(&c->claims[i], d) && (!best || claim_before(&c->claims[i], best)))
 			best = &c->claims[i];
 	return best;
 }
@@ -522,7 +543,7 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 	}
 
 	for (size_t i = 0; i < config->n_claims; i++) {
-		if (used[i])
+		if (used[i] || outranked_daxctl_claim(observed, &config->claims[i]))
 			continue;
 		if (!plan->unmatched) {
 			plan->unmatched = calloc(config->n_claims, sizeof(*plan->unmatched));
