@@ -112,6 +112,9 @@ int main(int argc, char **argv)
 	m.config_dir = secure_getenv(PMEMRAM_CONFIG_DIR_ENV);
 	if (!m.config_dir || !*m.config_dir)
 		m.config_dir = PMEMRAM_CONFIG_DIR_DEFAULT;
+	m.daxctl_dir = secure_getenv(PMEMRAM_DAXCTL_CONFIG_DIR_ENV);
+	if (!m.daxctl_dir || !*m.daxctl_dir)
+		m.daxctl_dir = PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT;
 	if (!socket_path || !*socket_path)
 		socket_path = PMEMRAM_SOCKET_PATH;
 

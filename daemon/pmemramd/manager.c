@@ -72,6 +72,54 @@ static void check_shuffle(struct manager *m)
 			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 }
 
+/* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant sections
+ * only at info). */
+static void log_daxctl(struct manager *m, const struct pmemram_config *c, const struct pmemram_config_errors *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		mevent(m, MANAGER_EVENT_DAXCTL_WARNING, "%s", w->msg[i]);
+	if (w->n_dropped > 0)
+		mevent(m, MANAGER_EVENT_DAXCTL_WARNING, "... and %zu more warnings on %s", w->n_dropped, m->daxctl_dir);
+
+	for (size_t i = 0; i < c->n_daxctl; i++) {
+		const struct pmemram_daxctl_section *s = &c->daxctl[i];
+		char origin[PATH_MAX + 16], f_claim[96], f_origin[PATH_MAX + 32];
+		const char *fields[] = { f_claim, f_origin, NULL };
+
+		pmemram_config_origin_to_string(c, s->defined, origin, sizeof(origin));
+		(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", s->claim);
+		(void)snprintf(f_origin, sizeof(f_origin), "PMEMRAM_ORIGIN=%s", origin);
+		if (s->state == PMEMRAM_DAXCTL_CLAIMED)
+			manager_event(m, MANAGER_EVENT_DAXCTL_CLAIM, fields, "claim '%s' from %s: uuid %s, online = %s",
+				      s->claim, origin, s->uuid, s->movable ? "movable" : "normal");
+		else if (s->state == PMEMRAM_DAXCTL_CONFLICT)
+			manager_event(m, MANAGER_EVENT_DAXCTL_CONFLICT, fields, "%s: section '%s' conflicts: %s",
+				      origin, s->name, s->text);
+		else if (s->state == PMEMRAM_DAXCTL_REDUNDANT)
+			mlog(m, LOG_INFO, "%s: section '%s' is redundant: %s", origin, s->name, s->text);
+	}
+}
+
+/* Add daxctl.conf.d's claims to c (unless it says daxctl-conf = no): 0, or -ENOMEM. */
+static int load_daxctl(struct manager *m, struct pmemram_config *c)
+{
+	struct pmemram_config_errors warnings = {};
+	_cleanup_(closep) int fd = -1;
+	int r = 0;
+
+	if (!c->daxctl_conf)
+		return 0;
+	fd = open(m->daxctl_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		pmemram_config_errors_add(&warnings, m->daxctl_dir, 0, "cannot open: %m");
+	if (fd >= 0)
+		r = pmemram_daxctl_load(c, fd, m->daxctl_dir, &warnings);
+	if (r < 0)
+		return r;
+	log_daxctl(m, c, &warnings);
+	return 0;
+}
+
 int manager_load_config(struct manager *m, bool initial)
 {
 	struct pmemram_config_errors errors = {};
@@ -93,6 +141,14 @@ int manager_load_config(struct manager *m, bool initial)
 		r = pmemram_config_new(&c);
 		if (r < 0)
 			return r;
+	}
+	if (r >= 0) {
+		r = load_daxctl(m, c);
+		if (r < 0) {
+			pmemram_config_free(c);
+			return r;
+		}
+		configured = configured || c->n_claims > 0;
 	}
 	if (r < 0) {
 		config_errors_join(m, &errors, r, m->config_error, sizeof(m->config_error));
@@ -568,6 +624,8 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	     json_add(d, "ready", json_object_new_boolean(m->ready)) &&
 	     json_add(d, "config_dir", json_object_new_string(m->config_dir)) &&
 	     json_add(d, "configured", json_object_new_boolean(m->configured)) &&
+	     json_add(d, "daxctl_dir", json_object_new_string(m->daxctl_dir)) &&
+	     json_add(d, "daxctl", pmemram_daxctl_to_json(m->config)) &&
 	     json_add(d, "config_loaded_usec", json_object_new_uint64(m->config_loaded_usec)) &&
 	     json_add(d, "reconciles", json_object_new_uint64(m->n_reconciles)) &&
 	     json_add(d, "uevents", json_object_new_uint64(m->n_uevents)) &&
@@ -576,10 +634,10 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	     json_add(d, "last_reconcile_usec", json_object_new_uint64(m->last_usec)) &&
 	     json_add(d, "last_reconcile_ms", json_object_new_uint64(m->last_duration_usec / 1000)) &&
 	     json_add(d, "last_reconcile_result",
-		 json_object_new_string(m->last_r == 0	       ? "converged"
-					: m->last_r == -EAGAIN ? "work-remains"
-					: m->last_r == -EIO    ? "failed"
-							       : "error"));
+		      json_object_new_string(m->last_r == 0	    ? "converged"
+					     : m->last_r == -EAGAIN ? "work-remains"
+					     : m->last_r == -EIO    ? "failed"
+								    : "error"));
 	if (ok && m->config_error[0])
 		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
 	if (ok)

@@ -49,6 +49,7 @@ struct manager {
 
 	/* configuration: the one in force, and what the last load said */
 	const char *config_dir;
+	const char *daxctl_dir; /* daxctl's configuration, read as claims (pmemram.conf(5)) */
 	struct pmemram_config *config;
 	bool configured;		 /* false: no configuration found, nothing claimed */
 	char config_error[MANAGER_CONFIG_ERRORS_MAX]; /* last failed (re)load, "" when it succeeded */
