@@ -4,13 +4,14 @@
 #include <json-c/json.h>
 
 #include "ctl.h"
+#include "json-util.h"
 #include "macro.h"
 #include "pmemram-observe.h"
 
 #define PLAN_SCHEMA_VERSION 1
 
 static int print_json(const struct pmemram_plan *plan, const char *dir, bool configured,
-		      const struct pmemram_observation *o)
+		      const struct pmemram_observation *o, const struct pmemram_config *config)
 {
 	struct json_object *root = NULL;
 	int r;
@@ -23,10 +24,28 @@ static int print_json(const struct pmemram_plan *plan, const char *dir, bool con
 			      json_object_object_add(root, "schema_version",
 						     json_object_new_int(PLAN_SCHEMA_VERSION)) == 0 &&
 				      json_object_object_add(root, "config_dir", json_object_new_string(dir)) == 0 &&
-				      json_object_object_add(root, "configured",
-							     json_object_new_boolean(configured)) == 0 &&
+				      json_object_object_add(root, "configured", json_object_new_boolean(configured)) ==
+					      0 &&
 				      json_object_object_add(root, "unreadable_processes",
-							     json_object_new_uint64(o->n_unreadable_processes)) == 0);
+							     json_object_new_uint64(o->n_unreadable_processes)) == 0 &&
+				      json_add(root, "daxctl_dir", json_object_new_string(ctl_daxctl_dir())) &&
+				      json_add(root, "daxctl", pmemram_daxctl_to_json(config)));
+}
+
+static int print_human(const struct pmemram_plan *plan, const struct pmemram_config *config)
+{
+	struct json_object *daxctl;
+	int r;
+
+	r = pmemram_plan_print(plan, stdout);
+	if (r < 0 || config->n_daxctl == 0)
+		return r;
+	daxctl = pmemram_daxctl_to_json(config);
+	if (!daxctl)
+		return -ENOMEM;
+	ctl_print_daxctl(ctl_daxctl_dir(), daxctl);
+	json_object_put(daxctl);
+	return 0;
 }
 
 static void plan_help(void)
@@ -97,7 +116,7 @@ int cmd_plan(const struct ctl_globals *g, int argc, char **argv)
 		return CTL_EXIT_SYSTEM;
 	}
 
-	r = json ? print_json(plan, dir, configured, o) : pmemram_plan_print(plan, stdout);
+	r = json ? print_json(plan, dir, configured, o, config) : print_human(plan, config);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot format the plan: %s\n", program_invocation_short_name, strerror(-r));
 		return CTL_EXIT_SYSTEM;

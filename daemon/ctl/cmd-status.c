@@ -253,7 +253,7 @@ static const char *jstr(struct json_object *o, const char *key)
 
 static void print_daemon(const struct status *s)
 {
-	struct json_object *d, *rec, *plan = NULL, *devices, *held, *unmatched;
+	struct json_object *d, *rec, *plan = NULL, *devices, *held, *unmatched, *daxctl;
 
 	if (!s->daemon && ctl_daemon_absent(s->daemon_r)) {
 		printf("\npmemramd: not running (%s: no daemon listening)\n", ctl_socket_path());
@@ -293,6 +293,9 @@ static void print_daemon(const struct status *s)
 			printf(" %s", json_object_get_string(json_object_array_get_idx(held, i)));
 		printf("\n");
 	}
+	/* Where the claims from daxctl's files come from: FILE:LINE of each section. */
+	if (json_object_object_get_ex(d, "daxctl", &daxctl))
+		ctl_print_daxctl(jstr(d, "daxctl_dir"), daxctl);
 }
 
 static int print_human(const struct status *s)

@@ -41,12 +41,21 @@ int ctl_usage_error(const char *command, const char *format, ...) __attribute__(
 int ctl_unknown_option(const char *command, char **argv);
 /* The configuration directory: $PMEMRAM_CONFIG_DIR or PMEMRAM_CONFIG_DIR_DEFAULT. */
 const char *ctl_config_dir(void);
+/* daxctl's configuration directory: $PMEMRAM_DAXCTL_CONFIG_DIR or PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT. */
+const char *ctl_daxctl_dir(void);
+/* Add daxctl.conf.d's claims to c unless it says daxctl-conf = no, its warnings and conflicts
+ * on stderr unless quiet: 0, or -ENOMEM. */
+struct pmemram_config;
+int ctl_load_daxctl(struct pmemram_config *c, bool quiet);
+/* Print daxctl.conf.d's sections as pmemram_daxctl_to_json() gives them (nothing for none). */
+struct json_object;
+void ctl_print_daxctl(const char *dir, struct json_object *sections);
 /* Print the messages of a failed load of the configuration in dir (or, without any, r's meaning). */
 struct pmemram_config_errors;
 void ctl_print_config_errors(const char *dir, const struct pmemram_config_errors *errors, int r);
-/* Load the configuration in dir: CTL_EXIT_OK with *ret, which is empty (and *ret_configured false)
- * when there is none, said on stderr unless quiet; else an exit code, the errors printed. */
-struct pmemram_config;
+/* Load the configuration in dir and daxctl.conf.d's claims (ctl_load_daxctl()): CTL_EXIT_OK with
+ * *ret, which is empty (and *ret_configured false) when there is none, said on stderr unless
+ * quiet; else an exit code, the errors printed. */
 int ctl_load_config(const char *dir, bool quiet, struct pmemram_config **ret, bool *ret_configured);
 /* Flush stdout at the end of a command: CTL_EXIT_OK, or CTL_EXIT_SYSTEM with a message. */
 int ctl_flush_stdout(void);

@@ -138,6 +138,68 @@ const char *ctl_config_dir(void)
 	return dir && *dir ? dir : PMEMRAM_CONFIG_DIR_DEFAULT;
 }
 
+const char *ctl_daxctl_dir(void)
+{
+	const char *dir = secure_getenv(PMEMRAM_DAXCTL_CONFIG_DIR_ENV);
+
+	return dir && *dir ? dir : PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT;
+}
+
+int ctl_load_daxctl(struct pmemram_config *c, bool quiet)
+{
+	struct pmemram_config_errors warnings = {};
+	const char *dir = ctl_daxctl_dir();
+	_cleanup_(closep) int fd = -1;
+	int r = 0;
+
+	if (!c->daxctl_conf)
+		return 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		pmemram_config_errors_add(&warnings, dir, 0, "cannot open: %m");
+	if (fd >= 0)
+		r = pmemram_daxctl_load(c, fd, dir, &warnings);
+	if (r < 0 || quiet)
+		return r;
+	for (size_t i = 0; i < warnings.n; i++)
+		fprintf(stderr, "%s: warning: %s\n", program_invocation_short_name, warnings.msg[i]);
+	if (warnings.n_dropped > 0)
+		fprintf(stderr, "%s: warning: ... and %zu more on %s\n", program_invocation_short_name,
+			warnings.n_dropped, dir);
+	for (size_t i = 0; i < c->n_daxctl; i++) {
+		char origin[PATH_MAX + 16];
+
+		if (c->daxctl[i].state != PMEMRAM_DAXCTL_CONFLICT)
+			continue;
+		pmemram_config_origin_to_string(c, c->daxctl[i].defined, origin, sizeof(origin));
+		fprintf(stderr, "%s: warning: %s: section '%s' conflicts: %s\n", program_invocation_short_name, origin,
+			c->daxctl[i].name, c->daxctl[i].text);
+	}
+	return 0;
+}
+
+void ctl_print_daxctl(const char *dir, struct json_object *sections)
+{
+	size_t n = sections ? json_object_array_length(sections) : 0;
+
+	if (n == 0)
+		return;
+	printf("\nSections of %s:\n", dir);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(sections, i);
+		const char *state = json_object_get_string(json_object_object_get(s, "state"));
+		const char *claim = json_object_get_string(json_object_object_get(s, "claim"));
+		const char *text = json_object_get_string(json_object_object_get(s, "text"));
+
+		printf("  %s: [reconfigure-device %s] %s", json_object_get_string(json_object_object_get(s, "origin")),
+		       json_object_get_string(json_object_object_get(s, "section")), state ? state : "?");
+		if (state && streq(state, "claimed"))
+			printf(" as '%s'\n", claim ? claim : "?");
+		else
+			printf(": %s\n", text ? text : "");
+	}
+}
+
 void ctl_print_config_errors(const char *dir, const struct pmemram_config_errors *errors, int r)
 {
 	for (size_t i = 0; i < errors->n; i++)
@@ -163,22 +225,24 @@ int ctl_load_config(const char *dir, bool quiet, struct pmemram_config **ret, bo
 
 	r = fd < 0 ? -ENOENT : pmemram_config_load(fd, ret, &errors);
 	if (r == -ENOENT) {
-		if (!quiet)
-			fprintf(stderr, "%s: no configuration in %s: nothing is claimed\n", program_invocation_short_name,
-				dir);
 		*ret_configured = false;
 		r = pmemram_config_new(ret);
-		if (r < 0) {
-			fprintf(stderr, "%s: %s\n", program_invocation_short_name, strerror(-r));
-			return CTL_EXIT_SYSTEM;
-		}
-		return CTL_EXIT_OK;
-	}
-	if (r < 0) {
+	} else if (r < 0) {
 		ctl_print_config_errors(dir, &errors, r);
 		return CTL_EXIT_CONFIG;
+	} else
+		*ret_configured = true;
+	if (r >= 0)
+		r = ctl_load_daxctl(*ret, quiet);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, strerror(-r));
+		*ret = pmemram_config_free(*ret);
+		return CTL_EXIT_SYSTEM;
 	}
-	*ret_configured = true;
+	if (!*ret_configured && (*ret)->n_claims > 0)
+		*ret_configured = true;
+	else if (!*ret_configured && !quiet)
+		fprintf(stderr, "%s: no configuration in %s: nothing is claimed\n", program_invocation_short_name, dir);
 	return CTL_EXIT_OK;
 }
 
