@@ -381,6 +381,12 @@ static const char *reload(const struct edit *e, int *exit_code)
 	return "failed";
 }
 
+static void written(const struct edit *e, const struct outcome *o, struct ctl_claim_written *ret)
+{
+	snprintf(ret->path, sizeof(ret->path), "%s", e->path);
+	ret->action = o->action;
+}
+
 /* Print the outcome (asking pmemramd to reload first when something changed) and return the exit code. */
 static int finish(const struct edit *e, struct outcome *o, bool json)
 {
@@ -461,7 +467,10 @@ static int write_tmp(struct edit *e, const char *text, size_t len)
 	return CTL_EXIT_OK;
 }
 
-static int do_claim(const char *dir, const char *name, const struct claim_args *a, bool json)
+/* Without ret, the whole command: the drop-in, the output, the reload.  With ret, only the
+ * drop-in and (unless json) its line of output: the caller reloads and reports. */
+static int do_claim(const char *dir, const char *name, const struct claim_args *a, bool json,
+		    struct ctl_claim_written *ret)
 {
 	_cleanup_(edit_done) struct edit e = { .command = "claim", .dir = dir, .name = name, .dir_fd = -1,
 					       .dropin_fd = -1 };
@@ -503,6 +512,13 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 	if (e.owned && parse_settings(&e, e.old_text, e.old_len, &old)) {
 		if (parse_settings(&e, text, (size_t)len, &new) && diff_settings(&old, &new, o.changes) == 0) {
 			o = (struct outcome){ .action = "unchanged", .have_settings = true, .settings = old };
+			if (ret) {
+				if (!json)
+					printf("%s already has claim '%s' with these settings: nothing changed.\n",
+					       e.path, e.name);
+				written(&e, &o, ret);
+				return CTL_EXIT_OK;
+			}
 			return finish(&e, &o, json);
 		}
 	}
@@ -575,12 +591,27 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 			"%s claim: warning: pmemramd will convert the namespace %s to devdax if it is not: that DESTROYS "
 			"the namespace's contents\n",
 			program_invocation_short_name, o.settings.value);
+	if (ret) {
+		written(&e, &o, ret);
+		return CTL_EXIT_OK;
+	}
 	return finish(&e, &o, json);
+}
+
+int ctl_claim_write(const char *dir, const char *name, const char *uuid, enum pmemram_zone zone, bool json,
+		    struct ctl_claim_written *ret)
+{
+	struct claim_args a = { .match = PMEMRAM_MATCH_UUID, .value = uuid, .zone = zone };
+
+	if (!valid_name(name) || !valid_word(uuid, PMEMRAM_CONFIG_NAME_MAX - 1) || !ret)
+		return CTL_EXIT_USAGE;
+	return do_claim(dir, name, &a, json, ret);
 }
 
 static void claim_help(void)
 {
 	printf("Usage: %s claim [--json] [--config DIR] NAME MATCH [--online movable|normal] [--convert]\n"
+	       "       %s claim [--json] [--config DIR] --from-daxctl [FILE]\n"
 	       "\n"
 	       "Claim dax devices as system RAM: write the drop-in\n"
 	       "DIR/" PMEMRAM_CONFIG_DROPIN_DIR "/" DROPIN_PREFIX "NAME.conf with [claim \"NAME\"], check that the\n"
@@ -598,15 +629,20 @@ static void claim_help(void)
 	       "  -o --online ZONE      movable (default: can be given back) or normal\n"
 	       "     --convert          let pmemramd turn the namespace into devdax first; only with\n"
 	       "                        --uuid: this DESTROYS the namespace's contents\n"
-	       "  -c --config DIR       Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT ")\n"
+	       "     --from-daxctl [FILE]  write a claim daxctl-NAME for each [reconfigure-device NAME]\n"
+	       "                        section of FILE (default: the *.conf files of $PMEMRAM_DAXCTL_CONFIG_DIR\n"
+	       "                        or " PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "); sections with no pmemram\n"
+	       "                        equivalent are refused, naming FILE:LINE\n"
+	       "  -c --config DIR       Configuration directory (default $PMEMRAM_CONFIG_DIR or " PMEMRAM_CONFIG_DIR_DEFAULT
+	       ")\n"
 	       "  -j --json             Print JSON (schema in pmemramctl(8))\n"
 	       "  -h --help             Show this help\n",
-	       program_invocation_short_name);
+	       program_invocation_short_name, program_invocation_short_name);
 }
 
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 {
-	enum { OPT_CONVERT = 0x100 };
+	enum { OPT_CONVERT = 0x100, OPT_FROM_DAXCTL };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -617,6 +653,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "all-devdax", no_argument, NULL, 'a' },
 		{ "online", required_argument, NULL, 'o' },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
+		{ "from-daxctl", no_argument, NULL, OPT_FROM_DAXCTL },
 		{},
 	};
 	static const char *const match_options[] = {
@@ -627,7 +664,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 	};
 	struct claim_args a = { .match = _PMEMRAM_MATCH_MAX, .zone = PMEMRAM_ZONE_MOVABLE };
 	const char *dir = ctl_config_dir(), *name;
-	bool json = g->json;
+	bool json = g->json, from_daxctl = false, settings = false;
 	int c;
 
 	opterr = 0;
@@ -657,6 +694,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			m = PMEMRAM_MATCH_ALL_DEVDAX;
 			break;
 		case 'o':
+			settings = true;
 			if (streq(optarg, "movable"))
 				a.zone = PMEMRAM_ZONE_MOVABLE;
 			else if (streq(optarg, "normal"))
@@ -666,7 +704,10 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 						       optarg);
 			break;
 		case OPT_CONVERT:
-			a.convert = true;
+			a.convert = settings = true;
+			break;
+		case OPT_FROM_DAXCTL:
+			from_daxctl = true;
 			break;
 		default:
 			return ctl_unknown_option("claim", argv);
@@ -681,6 +722,15 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		a.value = m == PMEMRAM_MATCH_ALL_DEVDAX ? NULL : optarg;
 	}
 
+	if (from_daxctl) {
+		if (a.match != _PMEMRAM_MATCH_MAX || settings)
+			return ctl_usage_error("claim",
+					       "--from-daxctl takes the claims' settings from daxctl's files: "
+					       "no --uuid, --device, --region, --all-devdax, --online or --convert");
+		if (optind + 1 < argc)
+			return ctl_usage_error("claim", "unexpected argument '%s'", argv[optind + 1]);
+		return ctl_claim_from_daxctl(dir, optind < argc ? argv[optind] : NULL, json);
+	}
 	if (optind >= argc)
 		return ctl_usage_error("claim", "missing NAME");
 	name = argv[optind];
@@ -704,7 +754,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 				       "so it is allowed only for one namespace named by its UUID, not with %s",
 				       match_options[a.match]);
 
-	return do_claim(dir, name, &a, json);
+	return do_claim(dir, name, &a, json, NULL);
 }
 
 /* ---- unclaim ----------------------------------------------------------------------------------------- */

@@ -64,6 +64,19 @@ int ctl_flush_stdout(void);
 struct json_object;
 int ctl_print_json(struct json_object *root, bool complete);
 
+/* ---- claims (cmd-claim.c) ---- */
+/* What ctl_claim_write() did: "created", "replaced" or "unchanged", and the drop-in's path. */
+struct ctl_claim_written {
+	const char *action;
+	char path[4096];
+};
+/* pmemramctl claim NAME --uuid UUID --online ZONE in dir, without asking pmemramd to reload and,
+ * with json, without output: CTL_EXIT_OK and *ret, or an exit code with the reason on stderr. */
+int ctl_claim_write(const char *dir, const char *name, const char *uuid, enum pmemram_zone zone, bool json,
+		    struct ctl_claim_written *ret);
+/* pmemramctl claim --from-daxctl [FILE] (cmd-claim-daxctl.c). */
+int ctl_claim_from_daxctl(const char *dir, const char *file, bool json);
+
 /* ---- the daemon (daemon-client.c) ---- */
 /* $PMEMRAM_SOCKET or PMEMRAM_SOCKET_PATH. */
 const char *ctl_socket_path(void);

@@ -32,7 +32,7 @@ struct claim_env {
 	char *tmp;  /* holds conf and the socket */
 	char *conf; /* the configuration directory */
 	char *sock;
-	char *vars[3];
+	char *vars[4];
 };
 
 static int setup(void **state)
@@ -43,7 +43,8 @@ static int setup(void **state)
 	if (!p || fake_sysfs_new(&p->tmp) < 0 || asprintf(&p->conf, "%s/etc", p->tmp) < 0 ||
 	    asprintf(&p->sock, "%s/pmemramd.sock", p->tmp) < 0 || mkdir(p->conf, 0755) < 0 ||
 	    asprintf(&p->vars[0], "PMEMRAM_CONFIG_DIR=%s", p->conf) < 0 ||
-	    asprintf(&p->vars[1], "PMEMRAM_SOCKET=%s", p->sock) < 0)
+	    asprintf(&p->vars[1], "PMEMRAM_SOCKET=%s", p->sock) < 0 ||
+	    asprintf(&p->vars[2], "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", p->tmp) < 0)
 		return -1;
 	return 0;
 }
@@ -749,6 +750,153 @@ static void test_load_swapped(void **state)
 	assert_string_equal(e.msg[0], "pmemram.conf.d: more than 128 *.conf files");
 }
 
+/* ---- claim --from-daxctl ----------------------------------------------------------------------- */
+
+#define UUID_B "ed93e918-e165-49d8-921d-383d7b9660c5"
+#define UUID_C "0a1b2c3d-1f2a-4c3b-9d8e-6e9b4c6d4e5f"
+
+static void write_daxctl(void **state, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "daxctl.conf.d/%s", name);
+	assert_int_equal(fake_sysfs_write(ENV(state)->tmp, path, "%s", text), 0);
+}
+
+static char *daxctl_path(void **state, const char *name)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/daxctl.conf.d/%s", ENV(state)->tmp, name) >= 0);
+	return p;
+}
+
+#define SECTION(name, uuid, extra) "[reconfigure-device " name "]\nnvdimm.uuid = " uuid "\nmode = system-ram\n" extra
+
+/* Every section has an equivalent: one drop-in each, the same as pmemramctl claim writes. */
+static void test_from_daxctl_writes(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL, *again = NULL;
+	_cleanup_(freep) char *a = NULL, *b = NULL, *before = NULL, *after = NULL, *absent = absent_msg(state);
+	_cleanup_(freep) char *expected = NULL, *f10 = daxctl_path(state, "10-a.conf");
+
+	write_daxctl(state, "10-a.conf", "# daxctl's\n" SECTION("fast", UUID_UPPER, "movable = false\n"));
+	write_daxctl(state, "20-b.conf",
+		     SECTION("slow", UUID_B, "online = true\n") "[reconfigure-device dd]\n"
+								"nvdimm.uuid = " UUID_C "\nmode = devdax\n");
+	write_daxctl(state, "daxctl.example.conf", "# [reconfigure-device unique_identifier_foo]\n");
+
+	run = RUN(state, "claim", "--from-daxctl");
+	assert_int_equal(run->status, 0);
+	assert_true(
+		asprintf(&expected,
+			 "Wrote %s/" DROPIN(
+				 "daxctl-fast") ": claim 'daxctl-fast', match = uuid:" UUID
+						", online = normal, convert = no.\n"
+						"Wrote %s/" DROPIN(
+							"daxctl-slow") ": claim 'daxctl-slow', match = uuid:" UUID_B
+								       ", online = movable, convert = no.\n"
+								       "%s/daxctl.conf.d/20-b.conf:5: section 'dd': mode = devdax, nothing to write.\n",
+			 ENV(state)->conf, ENV(state)->conf, ENV(state)->tmp) >= 0);
+	assert_string_equal(run->out, expected);
+	assert_string_equal(run->err, absent);
+
+	a = read_conf(state, DROPIN("daxctl-fast"));
+	assert_non_null(a);
+	assert_non_null(strstr(a, "[claim \"daxctl-fast\"]\nmatch = uuid:" UUID "\nonline = normal\nconvert = no\n"));
+	b = read_conf(state, DROPIN("daxctl-slow"));
+	assert_non_null(strstr(b, "match = uuid:" UUID_B "\nonline = movable\n"));
+
+	/* Again: each section is now redundant with the claim written for it; nothing changes. */
+	before = snapshot(state);
+	again = RUN(state, "claim", "--from-daxctl", f10);
+	assert_int_equal(again->status, 0);
+	free(expected);
+	assert_true(asprintf(&expected,
+			     "%s:2: section 'fast': nothing to write, claim 'daxctl-fast' (" DROPIN(
+				     "daxctl-fast") ":3) says the same.\n",
+			     f10) >= 0);
+	assert_string_equal(again->out, expected);
+	assert_string_equal(again->err, "");
+	after = snapshot(state);
+	assert_string_equal(before, after);
+}
+
+/* What has no equivalent is refused, naming FILE:LINE; the rest is still written; exit 3. */
+static void test_from_daxctl_refuses(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL, *usage = NULL;
+	_cleanup_(freep) char *fast = NULL, *f = daxctl_path(state, "10-a.conf"), *line = NULL;
+	struct json_object *j, *s;
+
+	write_conf(state, "pmemram.conf", "[claim \"mine\"]\nmatch = uuid:" UUID_C "\nonline = normal\n");
+	write_daxctl(state, "10-a.conf",
+		     SECTION("fast", UUID, "") SECTION("off", UUID_B, "online = false\n")
+			     SECTION("other", UUID_C,
+				     "") "[reconfigure-device bad]\nnvdimm.uuid = 1234\nmode = system-ram\n");
+
+	run = RUN(state, "--json", "claim", "--from-daxctl");
+	assert_int_equal(run->status, 3);
+	j = parse_json(run);
+	assert_string_equal(json_string_at(j, "command"), "claim --from-daxctl");
+	assert_int_equal(json_object_array_length(json_typed_at(j, "sections", json_type_array)), 4);
+	s = json_at(j, "sections.0");
+	assert_string_equal(json_string_at(s, "result"), "created");
+	assert_string_equal(json_string_at(s, "claim"), "daxctl-fast");
+	assert_string_equal(json_string_at(s, "online"), "movable");
+	assert_non_null(strstr(json_string_at(s, "path"), "/" DROPIN("daxctl-fast")));
+	s = json_at(j, "sections.1");
+	assert_string_equal(json_string_at(s, "result"), "refused");
+	assert_null(json_at(s, "claim"));
+	assert_string_equal(json_string_at(s, "reason"),
+			    "online = false (kmem without onlining its memory) has no pmemram equivalent");
+	s = json_at(j, "sections.2");
+	assert_string_equal(json_string_at(s, "result"), "refused");
+	assert_string_equal(json_string_at(s, "reason"), "claim 'mine' (pmemram.conf:1) has online = normal, this "
+							 "section movable = true: the claim is used");
+	assert_string_equal(json_string_at(json_at(j, "sections.3"), "reason"), "invalid nvdimm.uuid");
+	json_object_put(j);
+
+	assert_true(asprintf(&line,
+			     "pmemramctl claim: %s:4: section 'off' cannot be translated: online = false (kmem "
+			     "without onlining its memory) has no pmemram equivalent\n",
+			     f) >= 0);
+	assert_non_null(strstr(run->err, line));
+	free(line);
+	assert_true(asprintf(&line, "pmemramctl claim: warning: %s:12: key 'nvdimm.uuid': invalid UUID '1234'", f) >=
+		    0);
+	assert_non_null(strstr(run->err, line));
+	fast = read_conf(state, DROPIN("daxctl-fast"));
+	assert_non_null(fast);
+	assert_null(read_conf(state, DROPIN("daxctl-off")));
+	assert_null(read_conf(state, DROPIN("daxctl-other")));
+
+	usage = RUN(state, "claim", "--from-daxctl", "--uuid", UUID);
+	assert_int_equal(usage->status, 64);
+}
+
+/* Nothing to read: said, and nothing written. */
+static void test_from_daxctl_missing(void **state)
+{
+	_cleanup_(freep) struct run *none = NULL, *empty = NULL;
+	_cleanup_(freep) char *expected = NULL;
+
+	none = RUN(state, "claim", "--from-daxctl");
+	assert_int_equal(none->status, 3);
+	assert_true(asprintf(&expected, "pmemramctl claim: cannot open %s/daxctl.conf.d: No such file or directory\n",
+			     ENV(state)->tmp) >= 0);
+	assert_string_equal(none->err, expected);
+
+	write_daxctl(state, "daxctl.example.conf", "# [reconfigure-device unique_identifier_foo]\n");
+	empty = RUN(state, "claim", "--from-daxctl");
+	assert_int_equal(empty->status, 0);
+	free(expected);
+	assert_true(asprintf(&expected, "No [reconfigure-device] sections in %s/daxctl.conf.d: nothing to write.\n",
+			     ENV(state)->tmp) >= 0);
+	assert_string_equal(empty->out, expected);
+	assert_null(read_conf(state, "pmemram.conf.d"));
+}
+
 #define CLAIM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -764,6 +912,9 @@ int main(void)
 		CLAIM_TEST(test_unclaim_hand_written),
 		CLAIM_TEST(test_daemon),
 		CLAIM_TEST(test_load_swapped),
+		CLAIM_TEST(test_from_daxctl_writes),
+		CLAIM_TEST(test_from_daxctl_refuses),
+		CLAIM_TEST(test_from_daxctl_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,7 +79,7 @@ int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *pa
 	_cleanup_(closep) int fd = -1;
 	int r;
 
-	if (!c || dir_fd < 0 || !path || !name || !parse)
+	if (!c || (dir_fd < 0 && dir_fd != AT_FDCWD) || !path || !name || !parse)
 		return -EINVAL;
 	fd = openat(dir_fd, path, CONFIG_OPEN_FLAGS);
 	if (fd < 0) {

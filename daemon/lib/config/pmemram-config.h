@@ -197,7 +197,7 @@ int pmemram_config_add_file(struct pmemram_config *c, const char *filename);
 /* A parser of one file's text: pmemram_config_parse(), pmemram_daxctl_parse(). */
 typedef int (*pmemram_config_parse_fn)(struct pmemram_config *c, const char *filename, const char *text, size_t size,
 				       struct pmemram_config_errors *errors);
-/* Read path below dir_fd (a regular file of at most PMEMRAM_CONFIG_MAX_FILE_SIZE bytes; a FIFO
+/* Read path below dir_fd (AT_FDCWD too; a regular file of at most PMEMRAM_CONFIG_MAX_FILE_SIZE bytes; a FIFO
  * does not block) and parse it with parse as name: 1 when parsed, -errno (with a message) otherwise. */
 int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *path, const char *name,
 			    pmemram_config_parse_fn parse, struct pmemram_config_errors *errors);
