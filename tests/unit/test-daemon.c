@@ -35,6 +35,7 @@ struct dirs {
 	char config[96];
 	char socket[96];
 	char config_env[128];
+	char daxctl_env[128]; /* PMEMRAM_DAXCTL_CONFIG_DIR=ROOT/daxctl.conf.d: none unless a test makes it */
 };
 
 static void make_dirs(struct dirs *d)
@@ -45,6 +46,7 @@ static void make_dirs(struct dirs *d)
 	assert_int_equal(mkdir(d->config, 0755), 0);
 	snprintf(d->socket, sizeof(d->socket), "%s/file", d->root);
 	snprintf(d->config_env, sizeof(d->config_env), "PMEMRAM_CONFIG_DIR=%s", d->config);
+	snprintf(d->daxctl_env, sizeof(d->daxctl_env), "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", d->root);
 }
 
 static void remove_dirs(struct dirs *d)
@@ -107,7 +109,7 @@ static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_ta
 		int null = open("/dev/null", O_RDWR);
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
-		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 ||
+		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 || putenv(d->daxctl_env) < 0 ||
 		    snprintf(log_env, sizeof(log_env), "PMEMRAM_LOG_TARGET=%s", log_target) < 0 || putenv(log_env) < 0)
 			_exit(127);
 		alarm(120);
@@ -529,15 +531,77 @@ static int check_entry(const char *entry)
 	return -1;
 }
 
-/* pmemramd sending to the journal: the notices "no configuration" and a refused request carry their
- * MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
+/* path as json-c writes it, each '/' as "\/". */
+static const char *json_slashes(const char *path, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (; *path && o + 3 < size; path++) {
+		if (*path == '/')
+			buf[o++] = '\\';
+		buf[o++] = *path;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A section of daxctl.conf.d and nothing of pmemram's: a claim, with its FILE:LINE in the status. */
+static void test_daxctl_status(void **state)
+{
+	char reply[8192], dir[160], file[192], want[600], j[400];
+	struct dirs d;
+	pid_t daemon;
+	FILE *f;
+
+	(void)state;
+	make_dirs(&d);
+	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
+	snprintf(dir, sizeof(dir), "%s/daxctl.conf.d", d.root);
+	snprintf(file, sizeof(file), "%s/50-x.conf", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	f = fopen(file, "we");
+	assert_non_null(f);
+	fprintf(f, "[reconfigure-device x]\nnvdimm.uuid = ed93e918-e165-49d8-921d-383d7b9660c5\nmode = system-ram\n"
+		   "[reconfigure-device y]\nmode = system-ram\n");
+	assert_int_equal(fclose(f), 0);
+
+	daemon = start_daemon(&d, 1024, "stderr");
+	request_as(d.socket, -1, "{\"command\":\"status\"}\n", reply, sizeof(reply));
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	snprintf(want, sizeof(want), "\"daxctl_dir\":\"%s\"", json_slashes(dir, j, sizeof(j)));
+	if (!strstr(reply, want))
+		fail_msg("no %s in %s", want, reply);
+	snprintf(want, sizeof(want),
+		 "\"origin\":\"%s:1\",\"section\":\"x\",\"uuid\":\"ed93e918-e165-49d8-921d-383d7b9660c5\","
+		 "\"state\":\"claimed\",\"claim\":\"daxctl:x\"",
+		 json_slashes(file, j, sizeof(j)));
+	if (!strstr(reply, want))
+		fail_msg("no %s in %s", want, reply);
+	snprintf(want, sizeof(want), "\"origin\":\"%s:4\",\"section\":\"y\",\"uuid\":\"\",\"state\":\"skipped\"",
+		 json_slashes(file, j, sizeof(j)));
+	if (!strstr(reply, want))
+		fail_msg("no %s in %s", want, reply);
+	assert_non_null(strstr(reply, "\"configured\":true"));
+	assert_non_null(strstr(reply, "\"claims\":[\"daxctl:x\"]"));
+
+	(void)unlink(file);
+	(void)rmdir(dir);
+	(void)unlink(d.socket);
+	remove_dirs(&d);
+}
+
+/* pmemramd sending to the journal: the notices "no configuration", a refused request and a warning on
+ * daxctl.conf.d carry their MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
  * socket of the test's own at /run/systemd/journal/socket, in a mount namespace of this process
  * (which is why this test runs last). */
 static void test_journal_message_ids(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char reply[8192], entry[16384];
-	bool no_config = false, refused = false;
+	bool no_config = false, refused = false, warned = false;
+	char dir[160], file[192];
+	FILE *f;
 	_cleanup_(closep) int fd = -1;
 	struct dirs d;
 	pid_t daemon;
@@ -557,6 +621,14 @@ static void test_journal_message_ids(void **state)
 	make_dirs(&d);
 	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
 	assert_int_equal(chmod(d.root, 0755), 0);
+	/* a section of daxctl.conf.d that cannot be used: a warning, and still no claim */
+	snprintf(dir, sizeof(dir), "%s/daxctl.conf.d", d.root);
+	snprintf(file, sizeof(file), "%s/50-y.conf", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	f = fopen(file, "we");
+	assert_non_null(f);
+	fprintf(f, "[reconfigure-device y]\nmode = system-ram\n");
+	assert_int_equal(fclose(f), 0);
 	daemon = start_daemon(&d, 1024, "journal");
 	request_as(d.socket, 65534, "{\"command\":\"reconcile\"}\n", reply, sizeof(reply));
 	assert_non_null(strstr(reply, "needs root"));
@@ -580,15 +652,20 @@ static void test_journal_message_ids(void **state)
 			no_config = no_config || strstr(msg, "no configuration in ") != NULL;
 		if (e == MANAGER_EVENT_REQUEST_REFUSED)
 			refused = refused || strstr(msg, "refused 'reconcile' from uid 65534") != NULL;
-		if (no_config && refused)
+		if (e == MANAGER_EVENT_DAXCTL_WARNING)
+			warned = warned || strstr(msg, "50-y.conf:1: section 'y': no nvdimm.uuid") != NULL;
+		if (no_config && refused && warned)
 			break;
 	}
 	kill(daemon, SIGTERM);
 	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
 	(void)unlink(d.socket);
+	(void)unlink(file);
+	(void)rmdir(dir);
 	remove_dirs(&d);
 	assert_true(no_config);
 	assert_true(refused);
+	assert_true(warned);
 }
 
 int main(void)
@@ -598,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_connection_limits),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_export_files),
+		cmocka_unit_test(test_daxctl_status),
 		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
