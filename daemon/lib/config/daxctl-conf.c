@@ -504,8 +504,15 @@ static int list_files(int dir_fd, const char *dir, char ***ret, size_t *ret_n, s
 
 		if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
 			continue;
-		if (!pmemram_name_is_printable(de->d_name))
-			continue; /* its name could not be shown in a message or status */
+		if (!pmemram_name_is_printable(de->d_name)) {
+			char shown[4 * NAME_MAX + 1];
+
+			/* Its name could not be shown in a message or status as it is. */
+			pmemram_config_errors_add(warnings, dir, 0,
+						  "file name '%s' has control characters or is not UTF-8: ignored",
+						  pmemram_name_escape(de->d_name, shown, sizeof(shown)));
+			continue;
+		}
 		if (n >= PMEMRAM_CONFIG_MAX_DROPINS) {
 			pmemram_config_errors_add(warnings, dir, 0, "more than %d *.conf files: the rest are ignored",
 						  PMEMRAM_CONFIG_MAX_DROPINS);
