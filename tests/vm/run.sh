@@ -4,7 +4,7 @@
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
-#                         hmat-complex, no-cache, legacy-pmem
+#                         hmat-complex, no-cache, legacy-pmem, hmem
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
@@ -25,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem"
 topology=nvdimm+hmat-direct
 append=
 timeout_s=600
@@ -75,6 +75,11 @@ topology_args() {
 	nvdimm+spare-node) spare=1 ;;
 	hmat-complex) assoc=complex ;;
 	no-cache) cache=0 ;;
+	# nvdimm+hmat-direct with 256 MiB of node 1 soft-reserved (x86 memmap=
+	# type 0xefffffff, no EFI needed): hmem.0 and its dax device, target
+	# node 1.  A range running into the BIOS area at the top of low memory
+	# makes the hmem probe fail with -ENOMEM; this one is known good.
+	hmem) kargs+=("memmap=256M%0x60000000-1+0xefffffff") ;;
 	legacy-pmem)
 		# Node 0 has the CPUs and 3 GiB, node 1 the GiB above 4 GiB (pc
 		# puts RAM past 3 GiB there), which memmap= declares persistent.
