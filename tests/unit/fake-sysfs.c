@@ -320,19 +320,15 @@ static int add_disk(const char *root, int region, const char *parent, const char
 	return fake_sysfs_symlink(root, path, target);
 }
 
-/* A dax device inside nd_dax device claim (regionR/daxR.S) for namespace ns, linked from bus/dax. */
-static int add_dax(const char *root, int region, const char *claim, const char *ns, const char *name,
-		   const char *driver, int node, unsigned long long size, unsigned long long resource)
+/* A dax device's attributes in dir (up is the "../" back to the root from dir/driver), bound to
+ * driver, and its bus/dax/devices link; resource 0 leaves it out (unreadable, as for non-root). */
+static int add_dax_device(const char *root, const char *dir, const char *up, const char *name, const char *driver,
+			  int node, unsigned long long size, unsigned long long resource)
 {
-	char dir[128], path[160], target[160];
+	char path[160], target[160];
 
-	snprintf(path, sizeof(path), NDBUS "/region%d/%s/namespace", region, claim);
-	CHECK(fake_sysfs_write(root, path, "%s\n", ns));
-	CHECK(add_nd_link(root, region, claim));
-
-	snprintf(dir, sizeof(dir), NDBUS "/region%d/%s/%s", region, claim, name);
 	snprintf(path, sizeof(path), "%s/driver", dir);
-	snprintf(target, sizeof(target), "../../../../../../../bus/dax/drivers/%s", driver);
+	snprintf(target, sizeof(target), "%sbus/dax/drivers/%s", up, driver);
 	CHECK(fake_sysfs_symlink(root, path, target));
 	snprintf(path, sizeof(path), "%s/target_node", dir);
 	CHECK(fake_sysfs_write(root, path, "%d\n", node));
@@ -348,6 +344,29 @@ static int add_dax(const char *root, int region, const char *claim, const char *
 	snprintf(path, sizeof(path), "bus/dax/devices/%s", name);
 	snprintf(target, sizeof(target), "../../../%s", dir);
 	return fake_sysfs_symlink(root, path, target);
+}
+
+/* A dax device inside nd_dax device claim (regionR/daxR.S) for namespace ns, linked from bus/dax. */
+static int add_dax(const char *root, int region, const char *claim, const char *ns, const char *name,
+		   const char *driver, int node, unsigned long long size, unsigned long long resource)
+{
+	char dir[128], path[160];
+
+	snprintf(path, sizeof(path), NDBUS "/region%d/%s/namespace", region, claim);
+	CHECK(fake_sysfs_write(root, path, "%s\n", ns));
+	CHECK(add_nd_link(root, region, claim));
+
+	snprintf(dir, sizeof(dir), NDBUS "/region%d/%s/%s", region, claim, name);
+	return add_dax_device(root, dir, "../../../../../../../", name, driver, node, size, resource);
+}
+
+int fake_sysfs_add_hmem(const char *root, int id, const char *name, const char *driver, int node,
+			unsigned long long size, unsigned long long resource)
+{
+	char dir[96];
+
+	snprintf(dir, sizeof(dir), "devices/platform/hmem.%d/%s", id, name);
+	return add_dax_device(root, dir, "../../../../", name, driver, node, size, resource);
 }
 
 static int populate_nvdimm(const char *root)

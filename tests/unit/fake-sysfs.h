@@ -37,6 +37,9 @@ int fake_sysfs_write(const char *root, const char *path, const char *format, ...
 	__attribute__((format(printf, 3, 4)));
 /* Create root/path as a symlink to target (parents created). */
 int fake_sysfs_symlink(const char *root, const char *path, const char *target);
+/* A soft-reserved dax device: devices/platform/hmem.ID/NAME bound to driver, linked from bus/dax. */
+int fake_sysfs_add_hmem(const char *root, int id, const char *name, const char *driver, int node,
+			unsigned long long size, unsigned long long resource);
 /* Remove root/path, recursively for directories. */
 int fake_sysfs_remove(const char *root, const char *path);
 /* A new memory block as hotplug leaves it: its attributes and, unless node < 0, its node link. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "fake-sysfs.h"
+#include "pmemram-observe.h"
 #include "pmemram-private.h"
 
 #define ENV(state) ((struct fake_env *)*(state))
@@ -65,6 +66,70 @@ static void test_no_dax_bus(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* Each provider's place in the device tree, as 6.1 and later kernels lay them out. */
+static void test_parse_source(void **state)
+{
+	static const struct {
+		const char *target;
+		enum pmemram_dax_source source;
+		const char *provider;
+	} cases[] = {
+		{ "../../../devices/platform/hmem.0/dax0.0", PMEMRAM_DAX_SOURCE_HMEM, "hmem.0" },
+		{ "../../../devices/platform/hmem.12/dax3.0/", PMEMRAM_DAX_SOURCE_HMEM, "hmem.12" },
+		{ "../../../devices/platform/ACPI0012:00/ndbus0/region1/dax1.0/dax1.0", PMEMRAM_DAX_SOURCE_NVDIMM,
+		  "region1" },
+		/* a CXL ram region: cxl_dax_region below the CXL region below the root decoder */
+		{ "../../../devices/platform/ACPI0017:00/root0/decoder0.0/region0/dax_region0/dax0.0",
+		  PMEMRAM_DAX_SOURCE_CXL, "region0" },
+		/* a CXL pmem region: an NVDIMM region on the CXL nvdimm-bridge's ndbus */
+		{ "../../../devices/platform/ACPI0017:00/root0/nvdimm-bridge0/ndbus1/region3/dax3.0/dax3.0",
+		  PMEMRAM_DAX_SOURCE_CXL, "region3" },
+		{ "/sys/devices/pci0000:00/decoder2.1/region5/dax_region5/dax5.0", PMEMRAM_DAX_SOURCE_CXL, "region5" },
+		/* near misses: no digits, a region outside an ndbus or decoder, a CXL root without region */
+		{ "../../../devices/platform/hmem./dax0.0", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "../../../devices/platform/hmem.0x/dax0.0", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "../../../devices/virtual/region0/dax0.0", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "../../../devices/platform/ACPI0017:00/root0/dax0.0", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "../../../devices/platform/ndbus/region0/dax0.0", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+		{ "///", PMEMRAM_DAX_SOURCE_UNKNOWN, "" },
+	};
+	enum pmemram_dax_source source;
+	char provider[32];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		source = _PMEMRAM_DAX_SOURCE_MAX;
+		assert_int_equal(pmemram_parse_dax_source(cases[i].target, &source, provider, sizeof(provider)), 0);
+		assert_int_equal(source, cases[i].source);
+		assert_string_equal(provider, cases[i].provider);
+	}
+	assert_int_equal(pmemram_parse_dax_source(NULL, &source, provider, sizeof(provider)), -EINVAL);
+	assert_string_equal(pmemram_dax_source_to_string(PMEMRAM_DAX_SOURCE_HMEM), "hmem");
+	assert_null(pmemram_dax_source_to_string(_PMEMRAM_DAX_SOURCE_MAX));
+}
+
+/* The fake tree's NVDIMM devices and a soft-reserved one beside them. */
+static void test_sources(void **state)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	struct fake_env *env = ENV(state);
+
+	assert_int_equal(fake_sysfs_add_hmem(env->root, 0, "dax2.0", "device_dax", 1, 256ULL << 20, 0x60000000), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), 0);
+	assert_int_equal(l->n_devices, 3);
+	assert_int_equal(l->devices[0].source, PMEMRAM_DAX_SOURCE_NVDIMM);
+	assert_string_equal(l->devices[0].provider, "region0");
+	assert_int_equal(l->devices[1].source, PMEMRAM_DAX_SOURCE_NVDIMM);
+	assert_string_equal(l->devices[1].provider, "region1");
+	assert_string_equal(l->devices[2].name, "dax2.0");
+	assert_int_equal(l->devices[2].source, PMEMRAM_DAX_SOURCE_HMEM);
+	assert_string_equal(l->devices[2].provider, "hmem.0");
+	assert_int_equal(l->devices[2].mode, PMEMRAM_DAX_DEVDAX);
+	assert_int_equal(l->devices[2].target_node, 1);
+	assert_int_equal(l->devices[2].resource, 0x60000000);
+	assert_null(pmemram_ctx_get_error_path(env->ctx));
+}
+
 static int read_dax(struct pmemram_ctx *ctx)
 {
 	struct pmemram_dax_list *l = (struct pmemram_dax_list *)0x1;
@@ -98,6 +163,8 @@ int main(void)
 		FAKE_TEST(test_hmat_devices, fake_env_setup_hmat),
 		FAKE_TEST(test_unbound_and_sorted, fake_env_setup_hmat),
 		FAKE_TEST(test_no_dax_bus, fake_env_setup_stock),
+		FAKE_TEST(test_sources, fake_env_setup_hmat),
+		cmocka_unit_test(test_parse_source),
 		cmocka_unit_test(test_failures),
 	};
 

@@ -297,8 +297,22 @@ int pmemram_shuffle_read(struct pmemram_ctx *ctx, struct pmemram_shuffle *ret);
 
 #define PMEMRAM_MAX_DAX_DEVICES 4096
 
+/* Where a dax device's memory comes from, as its place in the device tree says. */
+enum pmemram_dax_source {
+	PMEMRAM_DAX_SOURCE_UNKNOWN,
+	PMEMRAM_DAX_SOURCE_NVDIMM, /* a namespace of an NVDIMM region (ndbusN/regionN) */
+	PMEMRAM_DAX_SOURCE_HMEM,   /* soft-reserved memory: dax_hmem's platform device hmem.N */
+	PMEMRAM_DAX_SOURCE_CXL,	   /* a CXL region, or an NVDIMM region on a CXL nvdimm-bridge */
+	_PMEMRAM_DAX_SOURCE_MAX,
+};
+
+/* "unknown", "nvdimm", "hmem", "cxl". */
+const char *pmemram_dax_source_to_string(enum pmemram_dax_source s);
+
 struct pmemram_dax {
 	char name[32];	 /* daxX.Y */
+	enum pmemram_dax_source source;
+	char provider[32]; /* the device that provides it: "region0" (nvdimm, cxl), "hmem.0"; "" unknown */
 	char driver[32]; /* "" when unbound */
 	enum pmemram_dax_mode mode;
 	int target_node; /* -1 when the kernel reports none */

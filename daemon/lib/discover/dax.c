@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dax devices from bus/dax/devices/daxX.Y: bound driver (mode), target node, size, align, resource. */
+/* dax devices from bus/dax/devices/daxX.Y: source, bound driver (mode), target node, size, align, resource. */
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 
@@ -15,6 +15,10 @@ static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram
 		return log_debug_errno(ctx, -EINVAL, "unexpected dax device name %s", name);
 	strcpy(d.name, name);
 	r = path_printf(dir, sizeof(dir), DAX_DIR "/%s", name);
+	if (r < 0)
+		return r;
+
+	r = pmemram_dax_source_read(ctx, &d);
 	if (r < 0)
 		return r;
 

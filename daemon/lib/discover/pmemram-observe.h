@@ -41,6 +41,13 @@ int pmemram_parse_block_link(const char *target, char *buf, size_t size);
 /* Whether name ("pmem0", "pmem0p1", "pmem0s1", with or without "/dev/") is disk or one of its partitions. */
 bool pmemram_blockdev_is_on(const char *name, const char *disk);
 
+/* Where a dax device comes from, by the path its bus/dax/devices link points to: below an
+ * "ACPI0017:*" CXL root, a "decoderX.Y" or an "nvdimm-bridgeN", a CXL region (the regionN below the
+ * decoder, else the NVDIMM region on the bridge); below "hmem.N", soft-reserved memory; below
+ * "ndbusN/regionN", an NVDIMM namespace; else unknown ("" for provider).  The one place that tells
+ * sources apart: a new kind of provider goes here. */
+int pmemram_parse_dax_source(const char *target, enum pmemram_dax_source *ret, char *provider, size_t size);
+
 /* A namespace's "mode" attribute ("raw", "safe", "memory", "dax"): 1 and *ret for the modes
  * pmemram lists as namespaces, 0 for "dax" (its dax device stands for it), -EINVAL otherwise. */
 int pmemram_parse_ns_mode(const char *s, enum pmemram_ns_mode *ret);
@@ -71,6 +78,10 @@ int pmemram_parse_udev_line(const char *line, struct pmemram_udev_line *ret);
 int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, struct pmemram_observed_udev *ret);
 
 /* ---- discovery (thin I/O through the context's roots) ------------------------------------ */
+
+/* d->source and d->provider of the listed device d->name, from its bus/dax/devices link; a
+ * device whose entry is gone or not a link has source unknown. */
+int pmemram_dax_source_read(struct pmemram_ctx *ctx, struct pmemram_dax *d);
 
 /* An NVDIMM-backed dax device's namespace UUID (lower case) and region from
  * bus/dax/devices/daxX.Y/../namespace; left "" for other dax devices (hmem). */
