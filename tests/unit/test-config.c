@@ -125,8 +125,8 @@ static void test_value_errors(void **state)
 	expect_error("a.conf", "[claim \"x\"]\nmatch = region:0\n",
 		     "a.conf:2: key 'match': invalid region name (regionN) '0'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = namespace0.0\n",
-		     "a.conf:2: key 'match': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN' or "
-		     "'all-devdax', got 'namespace0.0'");
+		     "a.conf:2: key 'match': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN', "
+		     "'hmem:START-END', 'hmem:node=N' or 'all-devdax', got 'namespace0.0'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline =\n",
 		     "a.conf:3: key 'online': expected 'movable' or 'normal', got ''");
 	/* control characters are not repeated into logs */
@@ -142,6 +142,111 @@ static void test_value_errors(void **state)
 	/* e9 cut short by c0, c0 and af no lead bytes, ed a0 80 a surrogate: one '?' per byte */
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline = \xc3\xa9t\xe9\xc0\xaf\xed\xa0\x80\n",
 		     "a.conf:3: key 'online': expected 'movable' or 'normal', got '\xc3\xa9t?" "?" "?" "?" "?" "?'");
+}
+
+static void test_hmem(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	const struct pmemram_claim *claim;
+	struct pmemram_config_errors e;
+
+	assert_int_equal(parse("pmemram.conf",
+			       "[claim \"iomem\"]\nmatch = hmem:60000000-6fffffff\n"
+			       "[claim \"hex\"]\nmatch = hmem:0x1_0000_0000-0x2\n"
+			       "[claim \"upper\"]\nmatch = hmem:0X80000000-0XBFFFFFFF\n"
+			       "[claim \"node\"]\nmatch = hmem:node=1\nonline = normal\n",
+			       &c, &e),
+			 -EINVAL);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.msg[0], "pmemram.conf:4: key 'match': invalid hmem match '0x1_0000_0000-0x2' (expected "
+				      "'hmem:START-END', hex addresses as /proc/iomem prints them, or 'hmem:node=N')");
+	c = pmemram_config_free(c);
+
+	assert_int_equal(parse("pmemram.conf",
+			       "[claim \"iomem\"]\nmatch = hmem:60000000-6fffffff\n"
+			       "[claim \"upper\"]\nmatch = hmem:0X80000000-0XBFFFFFFF\n"
+			       "[claim \"node\"]\nmatch = hmem:node=1\nonline = normal\n",
+			       &c, &e),
+			 0);
+	claim = pmemram_config_find_claim(c, "iomem");
+	assert_int_equal(claim->match, PMEMRAM_MATCH_HMEM_RANGE);
+	assert_string_equal(claim->match_value, "0x60000000-0x6fffffff");
+	assert_int_equal(claim->range_start, 0x60000000);
+	assert_int_equal(claim->range_end, 0x6fffffff);
+	claim = pmemram_config_find_claim(c, "upper");
+	assert_string_equal(claim->match_value, "0x80000000-0xbfffffff");
+	claim = pmemram_config_find_claim(c, "node");
+	assert_int_equal(claim->match, PMEMRAM_MATCH_HMEM_NODE);
+	assert_string_equal(claim->match_value, "node=1");
+	assert_int_equal(claim->node, 1);
+	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
+}
+
+static void test_hmem_errors(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"-",
+		"60000000",
+		"60000000-",
+		"-6fffffff",
+		"60000000 - 6fffffff",
+		"0x-0x10",
+		"0x10-0x",
+		"g0000000-6fffffff",
+		"60000000-6fffffff-7",
+		"+1-2",
+		"12345678901234567-2",
+		"node",
+		"node=",
+		"node=-1",
+		"node=+1",
+		"node=1 ",
+		"node=x",
+		"node=1.0",
+		"node= 1",
+		"nodes=1",
+	};
+	struct pmemram_claim claim = {};
+	enum pmemram_match m;
+	char text[128], msg[256];
+
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(pmemram_parse_hmem_match(bad[i], &m, &claim), -EINVAL);
+		snprintf(text, sizeof(text), "# x\n[claim \"x\"]\nmatch = hmem:%s\n", bad[i]);
+		snprintf(msg, sizeof(msg),
+			 "x.conf:3: key 'match': invalid hmem match '%s' (expected 'hmem:START-END', hex addresses "
+			 "as /proc/iomem prints them, or 'hmem:node=N')",
+			 bad[i]);
+		/* the config strips blanks at the end of the line: "node=1 " is fine there */
+		if (bad[i][0] && bad[i][strlen(bad[i]) - 1] != ' ')
+			expect_error("x.conf", text, msg);
+	}
+	assert_int_equal(pmemram_parse_hmem_match("6fffffff-60000000", &m, &claim), -ERANGE);
+	assert_int_equal(pmemram_parse_hmem_match("1000-1000", &m, &claim), -ERANGE);
+	assert_int_equal(pmemram_parse_hmem_match("node=99999999999", &m, &claim), -ERANGE);
+	assert_int_equal(pmemram_parse_hmem_match(NULL, &m, &claim), -EINVAL);
+	expect_error("x.conf", "[claim \"x\"]\nmatch = hmem:6fffffff-60000000\n",
+		     "x.conf:2: key 'match': hmem range '6fffffff-60000000' is empty (END must lie above START)");
+	snprintf(msg, sizeof(msg), "x.conf:2: key 'match': hmem node '%d' out of range (0 to %d)", PMEMRAM_MAX_NODES,
+		 PMEMRAM_MAX_NODES - 1);
+	snprintf(text, sizeof(text), "[claim \"x\"]\nmatch = hmem:node=%d\n", PMEMRAM_MAX_NODES);
+	expect_error("x.conf", text, msg);
+
+	/* the same range twice, in another spelling; overlapping ranges; the same node twice */
+	expect_error("x.conf",
+		     "[claim \"a\"]\nmatch = hmem:60000000-6fffffff\n[claim \"b\"]\nmatch = hmem:0x60000000-0x6FFFFFFF\n",
+		     "x.conf:4: key 'match': 'hmem:0x60000000-0x6fffffff' already claimed by 'a' (x.conf:2)");
+	expect_error("x.conf",
+		     "[claim \"a\"]\nmatch = hmem:60000000-6fffffff\n[claim \"b\"]\nmatch = hmem:6fffffff-7fffffff\n",
+		     "x.conf:4: key 'match': 'hmem:0x6fffffff-0x7fffffff' overlaps 'hmem:0x60000000-0x6fffffff' of claim "
+		     "'a' (x.conf:2)");
+	expect_error("x.conf", "[claim \"a\"]\nmatch = hmem:node=1\n[claim \"b\"]\nmatch = hmem:node=01\n",
+		     "x.conf:4: key 'match': 'hmem:node=1' already claimed by 'a' (x.conf:2)");
+	/* convert is for namespaces only */
+	expect_error("x.conf", "[claim \"a\"]\nmatch = hmem:node=1\nconvert = yes\n",
+		     "x.conf:3: key 'convert': 'yes' needs 'match = uuid:UUID', claim 'a' has 'match = hmem:node=1' "
+		     "(x.conf:2)");
 }
 
 static void test_syntax_errors(void **state)
@@ -824,6 +929,8 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_uuid),
 		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_hmem),
+		cmocka_unit_test(test_hmem_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_online_at_bind),

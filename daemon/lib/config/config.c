@@ -21,10 +21,9 @@ static const char *const demotion_names[_PMEMRAM_CONFIG_DEMOTION_MAX] = {
 };
 
 static const char *const match_names[_PMEMRAM_MATCH_MAX] = {
-	[PMEMRAM_MATCH_UUID] = "uuid",
-	[PMEMRAM_MATCH_DEVICE] = "device",
-	[PMEMRAM_MATCH_REGION] = "region",
-	[PMEMRAM_MATCH_ALL_DEVDAX] = "all-devdax",
+	[PMEMRAM_MATCH_UUID] = "uuid",	     [PMEMRAM_MATCH_DEVICE] = "device",
+	[PMEMRAM_MATCH_HMEM_RANGE] = "hmem", [PMEMRAM_MATCH_REGION] = "region",
+	[PMEMRAM_MATCH_HMEM_NODE] = "hmem",  [PMEMRAM_MATCH_ALL_DEVDAX] = "all-devdax",
 };
 
 static const char *const online_names[] = { "movable", "normal" };
@@ -291,6 +290,86 @@ static void key_shuffle(struct parser *p, const char *key, const char *value)
 		p->config->shuffle = (enum pmemram_config_shuffle)i;
 }
 
+/* One hex address of an hmem range: digits with or without "0x", nothing else. */
+static int parse_address(const char *s, size_t len, uint64_t *ret)
+{
+	char buf[24];
+
+	if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789abcdefABCDEFxX") < len)
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return pmemram_parse_u64(buf, 16, ret);
+}
+
+int pmemram_parse_hmem_match(const char *value, enum pmemram_match *ret_match, struct pmemram_claim *claim)
+{
+	uint64_t start, end;
+	const char *dash;
+	int node, r;
+
+	if (!value || !ret_match || !claim)
+		return -EINVAL;
+	if (strncmp(value, "node=", 5) == 0) {
+		/* digits only: no sign, no blank, no leading '+' */
+		if (!isdigit((unsigned char)value[5]) || strspn(value + 5, "0123456789") != strlen(value + 5))
+			return -EINVAL;
+		r = pmemram_parse_int(value + 5, &node);
+		if (r < 0 || node >= PMEMRAM_MAX_NODES)
+			return -ERANGE;
+		*ret_match = PMEMRAM_MATCH_HMEM_NODE;
+		claim->node = node;
+		(void)snprintf(claim->match_value, sizeof(claim->match_value), "node=%d", node);
+		return 0;
+	}
+
+	dash = strchr(value, '-');
+	if (!dash || parse_address(value, (size_t)(dash - value), &start) < 0 ||
+	    parse_address(dash + 1, strlen(dash + 1), &end) < 0)
+		return -EINVAL;
+	if (end <= start)
+		return -ERANGE;
+	*ret_match = PMEMRAM_MATCH_HMEM_RANGE;
+	claim->range_start = start;
+	claim->range_end = end;
+	(void)snprintf(claim->match_value, sizeof(claim->match_value), "%#" PRIx64 "-%#" PRIx64, start, end);
+	return 0;
+}
+
+/* "match = hmem:...": see pmemram_parse_hmem_match(). */
+static void key_match_hmem(struct parser *p, const char *key, const char *value)
+{
+	struct pmemram_claim parsed = {};
+	enum pmemram_match match;
+	char q[QUOTE_MAX + 4];
+	int r;
+
+	r = pmemram_parse_hmem_match(value, &match, &parsed);
+	if (r == -ERANGE && strncmp(value, "node=", 5) == 0) {
+		parse_error(p, "key '%s': hmem node '%s' out of range (0 to %d)", key, quote(value + 5, q),
+			    PMEMRAM_MAX_NODES - 1);
+		return;
+	}
+	if (r == -ERANGE) {
+		parse_error(p, "key '%s': hmem range '%s' is empty (END must lie above START)", key, quote(value, q));
+		return;
+	}
+	if (r < 0) {
+		parse_error(p,
+			    "key '%s': invalid hmem match '%s' (expected 'hmem:START-END', hex addresses as "
+			    "/proc/iomem prints them, or 'hmem:node=N')",
+			    key, quote(value, q));
+		return;
+	}
+	if (!set_once(p, key, &p->claim->match_set))
+		return;
+	p->claim->match = match;
+	strcpy(p->claim->match_value, parsed.match_value);
+	p->claim->range_start = parsed.range_start;
+	p->claim->range_end = parsed.range_end;
+	p->claim->node = parsed.node;
+}
+
 static void key_match(struct parser *p, const char *key, const char *value)
 {
 	static const struct {
@@ -304,6 +383,10 @@ static void key_match(struct parser *p, const char *key, const char *value)
 	};
 	char q[QUOTE_MAX + 4], v[PMEMRAM_CONFIG_NAME_MAX];
 
+	if (strncmp(value, "hmem:", 5) == 0) {
+		key_match_hmem(p, key, value + 5);
+		return;
+	}
 	if (streq(value, "all-devdax")) {
 		if (set_once(p, key, &p->claim->match_set)) {
 			p->claim->match = PMEMRAM_MATCH_ALL_DEVDAX;
@@ -339,7 +422,9 @@ static void key_match(struct parser *p, const char *key, const char *value)
 		return;
 	}
 
-	parse_error(p, "key '%s': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN' or 'all-devdax', got '%s'",
+	parse_error(p,
+		    "key '%s': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN', 'hmem:START-END', "
+		    "'hmem:node=N' or 'all-devdax', got '%s'",
 		    key, quote(value, q));
 }
 
@@ -843,7 +928,19 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 		for (size_t k = 0; k < i; k++) {
 			const struct pmemram_claim *b = &c->claims[k];
 
-			if (b->match_set.file < 0 || b->match != a->match || !streq(b->match_value, a->match_value))
+			if (b->match_set.file < 0 || b->match != a->match)
+				continue;
+			/* Two ranges that share a device would leave the choice to the order of the files. */
+			if (a->match == PMEMRAM_MATCH_HMEM_RANGE && !streq(b->match_value, a->match_value) &&
+			    a->range_start <= b->range_end && b->range_start <= a->range_end) {
+				origin_error(c, errors, a->match_set,
+					     "key 'match': '%s' overlaps 'hmem:%s' of claim '%s' (%s)", m,
+					     b->match_value, b->name,
+					     pmemram_config_origin_to_string(c, b->match_set, where, sizeof(where)));
+				failed = true;
+				break;
+			}
+			if (!streq(b->match_value, a->match_value))
 				continue;
 			origin_error(c, errors, a->match_set, "key 'match': '%s' already claimed by '%s' (%s)", m,
 				     b->name, pmemram_config_origin_to_string(c, b->match_set, where, sizeof(where)));

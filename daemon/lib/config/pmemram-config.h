@@ -51,7 +51,9 @@ enum pmemram_config_demotion {
 enum pmemram_match {
 	PMEMRAM_MATCH_UUID,	  /* namespace UUID, lower case */
 	PMEMRAM_MATCH_DEVICE,	  /* dax device name, "dax0.0" */
+	PMEMRAM_MATCH_HMEM_RANGE, /* soft-reserved (hmem) device inside a physical range */
 	PMEMRAM_MATCH_REGION,	  /* region name, "region0" */
+	PMEMRAM_MATCH_HMEM_NODE,  /* soft-reserved (hmem) device by target node */
 	PMEMRAM_MATCH_ALL_DEVDAX, /* every dax device */
 	_PMEMRAM_MATCH_MAX,
 };
@@ -65,7 +67,9 @@ struct pmemram_config_origin {
 struct pmemram_claim {
 	char name[PMEMRAM_CONFIG_NAME_MAX];
 	enum pmemram_match match;
-	char match_value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
+	char match_value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax; hmem: "0xSTART-0xEND", "node=N" */
+	uint64_t range_start, range_end;	   /* PMEMRAM_MATCH_HMEM_RANGE: inclusive, as /proc/iomem */
+	int node;				   /* PMEMRAM_MATCH_HMEM_NODE */
 	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
 	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
 	bool from_daxctl; /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
@@ -235,7 +239,12 @@ int pmemram_uuid_normalize(char *uuid);
 
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s);
 const char *pmemram_config_demotion_to_string(enum pmemram_config_demotion d);
+/* The word before the ':' of a match value: "uuid", "device", "hmem", "region"; "all-devdax". */
 const char *pmemram_match_to_string(enum pmemram_match m);
+/* The value of "match = hmem:VALUE": "START-END", two hex addresses (with or without "0x", as
+ * /proc/iomem prints them, END inclusive), or "node=N".  0 and *ret_match with the range or node
+ * in claim; -EINVAL when malformed, -ERANGE for an empty range or a node past PMEMRAM_MAX_NODES. */
+int pmemram_parse_hmem_match(const char *value, enum pmemram_match *ret_match, struct pmemram_claim *claim);
 /* "dram", "pmem", "all", "lowest-latency", "highest-bandwidth", "list". */
 const char *pmemram_class_nodes_to_string(enum pmemram_class_nodes n);
 const char *pmemram_class_mode_to_string(enum pmemram_class_mode m);
