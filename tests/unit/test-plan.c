@@ -628,6 +628,92 @@ static void test_precedence_daxctl(void **state)
 	assert_int_equal(p->n_unmatched, 0);
 }
 
+/* Soft-reserved devices are claimed by range or target node, never NVDIMM ones, whatever their names. */
+static void test_hmem(void **state)
+{
+	static const char conf[] = "[claim \"window\"]\nmatch = hmem:60000000-6fffffff\n"
+				   "[claim \"node1\"]\nmatch = hmem:node=1\nonline = normal\n";
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *hmem, *hmem2, *nvdimm;
+	struct world w;
+
+	world_init(&w);
+	/* an NVDIMM device inside the range and on node 1: neither hmem claim takes it */
+	nvdimm = add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, 0x60000000, 2 * BLOCK);
+	nvdimm->dax.source = PMEMRAM_DAX_SOURCE_NVDIMM;
+	nvdimm->dax.target_node = 1;
+	hmem = add_dax(&w, "dax1.0", "", PMEMRAM_DAX_DEVDAX, 0x60000000, 2 * BLOCK);
+	hmem->dax.source = PMEMRAM_DAX_SOURCE_HMEM;
+	hmem->dax.target_node = 1;
+	hmem->region[0] = '\0';
+	/* past the range's end by one byte: only the node claim */
+	hmem2 = add_dax(&w, "dax2.0", "", PMEMRAM_DAX_DEVDAX, 0x68000000, BLOCK + 1);
+	hmem2->dax.source = PMEMRAM_DAX_SOURCE_HMEM;
+	hmem2->dax.target_node = 1;
+	hmem2->region[0] = '\0';
+
+	p = plan(&w, conf);
+	assert_int_equal(p->n_verdicts, 3);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	assert_string_equal(p->verdicts[1].claim, "window");
+	assert_string_equal(p->verdicts[1].matched_by, "hmem-range");
+	expect_verdict(p, 1, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "disable device_dax, bind kmem, then online 2 blocks as movable on node 1");
+	assert_string_equal(p->verdicts[2].claim, "node1");
+	assert_string_equal(p->verdicts[2].matched_by, "hmem-node");
+	assert_int_equal(p->n_unmatched, 0);
+	p = pmemram_plan_free(p);
+
+	/* the same device under another name (the next boot's) is still the range's */
+	strcpy(hmem->dax.name, "dax0.1");
+	hmem2->dax.target_node = 2;
+	p = plan(&w, conf);
+	assert_string_equal(p->verdicts[1].device, "dax0.1");
+	assert_string_equal(p->verdicts[1].claim, "window");
+	expect_verdict(p, 2, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	assert_int_equal(p->n_unmatched, 1);
+	assert_string_equal(p->unmatched[0], "node1");
+	p = pmemram_plan_free(p);
+
+	/* no physical address known (not root): a range claim cannot match */
+	hmem->dax.has_resource = false;
+	p = plan(&w, "[claim \"window\"]\nmatch = hmem:60000000-6fffffff\n");
+	expect_verdict(p, 1, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	p = pmemram_plan_free(p);
+	hmem->dax.has_resource = true;
+
+	/* the range's end is inclusive, as /proc/iomem prints it */
+	hmem->dax.resource = UINT64_C(0xffffffff00000000);
+	hmem->dax.size = BLOCK;
+	p = plan(&w, "[claim \"top\"]\nmatch = hmem:ffffffff00000000-ffffffff07ffffff\n");
+	assert_string_equal(p->verdicts[1].claim, "top");
+	p = pmemram_plan_free(p);
+	p = plan(&w, "[claim \"top\"]\nmatch = hmem:ffffffff00000000-ffffffff07fffffe\n");
+	expect_verdict(p, 1, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+}
+
+/* What kmem would reject with a cryptic message, refused with the reason instead. */
+static void test_hmem_refusals(void **state)
+{
+	static const char conf[] =
+		"[claim \"node\"]\nmatch = hmem:node=1\n[claim \"window\"]\nmatch = hmem:0-ffffffff\n";
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	world_init(&w);
+	d = add_dax(&w, "dax0.0", "", PMEMRAM_DAX_DEVDAX, 0x60000000, 2 * BLOCK);
+	d->dax.source = PMEMRAM_DAX_SOURCE_HMEM;
+	d->dax.target_node = -1;
+	expect_refusal(&w, conf, PMEMRAM_REASON_NO_TARGET_NODE,
+		       "no target node: the firmware did not assign one, kmem would reject it");
+	d->dax.target_node = 1;
+	d->dax.resource = 0x61000000;
+	d->dax.size = BLOCK + 16 * MiB;
+	expect_refusal(&w, conf, PMEMRAM_REASON_TOO_SMALL,
+		       "144 MiB at 0x61000000 holds no whole 128 MiB memory block (start aligned up 0x68000000, "
+		       "end aligned down 0x68000000)");
+}
+
 static void test_namespaces(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -770,7 +856,8 @@ int main(void)
 		cmocka_unit_test(test_udev_online),   cmocka_unit_test(test_scoped),
 		cmocka_unit_test(test_wrong_zone),    cmocka_unit_test(test_block_refusals),
 		cmocka_unit_test(test_precedence),    cmocka_unit_test(test_precedence_daxctl),
-		cmocka_unit_test(test_namespaces),    cmocka_unit_test(test_output),
+		cmocka_unit_test(test_namespaces),    cmocka_unit_test(test_hmem),
+		cmocka_unit_test(test_hmem_refusals), cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
 	};
 

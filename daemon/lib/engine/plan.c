@@ -152,6 +152,10 @@ static const char *match_kind(const struct pmemram_claim *c, const struct pmemra
 		return d && d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0 ? "uuid" : "info-uuid";
 	case PMEMRAM_MATCH_DEVICE:
 		return "device";
+	case PMEMRAM_MATCH_HMEM_RANGE:
+		return "hmem-range";
+	case PMEMRAM_MATCH_HMEM_NODE:
+		return "hmem-node";
 	case PMEMRAM_MATCH_REGION:
 		return "region";
 	default:
@@ -185,6 +189,13 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 		return streq(c->match_value, d->dax.name);
 	case PMEMRAM_MATCH_REGION:
 		return d->region[0] && streq(c->match_value, d->region);
+	case PMEMRAM_MATCH_HMEM_RANGE:
+		/* The whole device inside the range: the name may belong to another device next boot. */
+		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.has_resource && d->dax.size > 0 &&
+		       d->dax.size - 1 <= UINT64_MAX - d->dax.resource && d->dax.resource >= c->range_start &&
+		       d->dax.resource + (d->dax.size - 1) <= c->range_end;
+	case PMEMRAM_MATCH_HMEM_NODE:
+		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.target_node == c->node;
 	case PMEMRAM_MATCH_ALL_DEVDAX:
 		return true;
 	default:
@@ -193,7 +204,7 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 }
 
 /* Whether claim a comes before b for a device both match: pmemram's own before daxctl.conf.d's,
- * then the more specific (uuid, then device, region, all-devdax). */
+ * then the more specific (uuid, then device, hmem range, region, hmem node, all-devdax). */
 static bool claim_before(const struct pmemram_claim *a, const struct pmemram_claim *b)
 {
 	if (a->from_daxctl != b->from_daxctl)

@@ -125,8 +125,8 @@ enum pmemram_reason {
 struct pmemram_device_verdict {
 	char device[32]; /* dax device or namespace */
 	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* "" when ignored */
-	const char *matched_by; /* how the claim matched: "uuid" (the namespace label's), "info-uuid"
-				 * (the devdax info block's, which ndctl list shows), "device", "region",
+	const char *matched_by;		     /* how the claim matched: "uuid" (the namespace label's), "info-uuid"
+				 * (the devdax info block's, which ndctl list shows), "device", "hmem-range", "region", "hmem-node",
 				 * "all-devdax"; NULL when ignored */
 	enum pmemram_verdict verdict;
 	enum pmemram_reason reason;
