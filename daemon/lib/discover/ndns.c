@@ -119,6 +119,7 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 	}
 	strcpy(d->uuid, uuid);
 	strcpy(d->region, region);
+	(void)copy_span(d->namespace, sizeof(d->namespace), ns, strlen(ns));
 
 	/* The nd_dax device's own uuid is its info block's, the one ndctl list -N prints. */
 	d->info_uuid[0] = '\0';

@@ -68,6 +68,9 @@ struct pmemram_apply_options {
 	 * the device's blocks into the claimed zone (PMEMRAM_AUTO_ONLINE_NAME in pmemramd's runtime
 	 * directory); NULL: the knob is left alone and every block is onlined by its own write. */
 	const char *auto_online_record;
+	/* The runtime directory where a kmem bind that succeeded is recorded as pmemram's
+	 * (pmemram_onlined_add()), for status; NULL: not recorded. */
+	const char *onlined_dir;
 };
 
 #define PMEMRAM_AUTO_ONLINE_NAME "auto-online"

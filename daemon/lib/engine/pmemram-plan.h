@@ -20,6 +20,7 @@ struct pmemram_observed_dax {
 	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
 	char info_uuid[PMEMRAM_UUID_STRING_MAX];   /* the devdax info block's, as ndctl list -N shows it */
 	char region[32];			   /* "region0"; "" when unknown */
+	char namespace[32];			   /* "namespace0.0"; "" when none */
 	bool mapped;				   /* /dev/daxX.Y mapped or held open by a process */
 	bool open_only;				   /* held open, mapped by nobody (found) */
 	char mapped_by[48];			   /* "pid 1234 (qemu)" when known */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Provenance of dax devices: where each comes from, whether it can be given back, and which pmemram bound to kmem. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmemram.h"
+
+/* The devices pmemram bound to kmem, by identity (pmemram_dax_identity()), one per line, in the
+ * runtime directory (beside PMEMRAM_HELD_FILE).  A name is no key: an hmem device's dax0.0 may be
+ * an NVDIMM's next boot. */
+#define PMEMRAM_ONLINED_FILE "onlined"
+#define PMEMRAM_ONLINED_MAX 256
+
+/* Record that pmemram bound device to kmem; records of devices no longer on kmem (released, by
+ * pmemram or anyone, or gone) are dropped on the way.  0 or -errno. */
+int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device);
+/* Drop the records of devices no longer on kmem: 1 when the file changed, 0 or -errno. */
+int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir);
+/* The identities recorded in dir (malloc'ed, *ret_n of them, room for PMEMRAM_ONLINED_MAX); an
+ * absent file is none.  0 or -errno. */
+int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n);
+
+/* Where a dax device comes from and who onlined it, for status. */
+struct pmemram_provenance {
+	enum pmemram_dax_source source;
+	char provider[32];	/* "hmem.0", "region1" */
+	char namespace[32];	/* nvdimm and cxl pmem: "namespace1.0"; "" otherwise */
+	char uuid[40];		/* the namespace's UUID; "" when none */
+	char identity[64];	/* pmemram_dax_identity(); "" when unknown (not root) */
+	bool releasable;	/* on kmem, every block Movable or offline: release can give it back */
+	const char *onlined_by; /* on kmem: "pmemram" or "other" (the kernel, daxctl, ...); NULL otherwise */
+};
+
+/* The provenance of d, with memory (for its blocks' zones; NULL: not releasable) and the identities
+ * pmemram recorded (ids[0..n_ids)). */
+int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d, const struct pmemram_memory *memory,
+			    char *const *ids, size_t n_ids, struct pmemram_provenance *ret);
+
+/* {"device", "mode", "source", "provider", "namespace", "uuid", "range", "target_node",
+ * "releasable", "onlined_by"}; NULL when out of memory. */
+struct json_object;
+struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, const struct pmemram_provenance *p);
+
+/* The provenance of every dax device as a JSON array, reading the devices, memory blocks and the
+ * record in dir (NULL: none); 0 and *ret, or -errno. */
+int pmemram_provenance_list_json(struct pmemram_ctx *ctx, const char *dir, struct json_object **ret);

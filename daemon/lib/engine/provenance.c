@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Provenance of dax devices: source, physical range, whether release can give one back, and pmemram's own binds. */
+#include <inttypes.h>
+#include <limits.h>
+
+#include "json-util.h"
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+#include "pmemram-provenance.h"
+
+static int onlined_path(const char *dir, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/" PMEMRAM_ONLINED_FILE, dir);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static void free_ids(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+}
+
+int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n)
+{
+	char path[PATH_MAX], line[PMEMRAM_DEVICE_IDENTITY_MAX + 2];
+	_cleanup_(fclosep) FILE *f = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!dir || !ids || !ret_n)
+		return -EINVAL;
+	*ret_n = 0;
+	r = onlined_path(dir, path, sizeof(path));
+	if (r < 0)
+		return r;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : negative_errno();
+	while (n < PMEMRAM_ONLINED_MAX && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		ids[n] = strdup(line);
+		if (!ids[n]) {
+			free_ids(ids, n);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* The identities of the devices on kmem now. */
+static int kmem_identities(struct pmemram_ctx *ctx, char (*now)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t *ret_n)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	size_t n = 0;
+	int r;
+
+	r = pmemram_dax_list_read(ctx, &l);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_devices && n < PMEMRAM_ONLINED_MAX; i++)
+		if (l->devices[i].mode == PMEMRAM_DAX_SYSTEM_RAM &&
+		    pmemram_dax_identity(ctx, &l->devices[i], now[n], sizeof(now[n])) >= 0)
+			n++;
+	pmemram_ctx_clear_error(ctx);
+	*ret_n = n;
+	return 0;
+}
+
+/* Rewrite the record: ids still on kmem, and add when not NULL; 1 when it changed. */
+static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const char *add)
+{
+	char *ids[PMEMRAM_ONLINED_MAX] = {}, path[PATH_MAX];
+	_cleanup_(freep) char(*now)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
+	_cleanup_(freep) char *text = NULL;
+	size_t n = 0, n_now = 0, size = 0, kept = 0;
+	bool present = false;
+	FILE *f;
+	int r;
+
+	r = onlined_path(dir, path, sizeof(path));
+	if (r < 0)
+		return r;
+	r = pmemram_onlined_read(dir, ids, &n);
+	if (r < 0)
+		return r;
+	now = calloc(PMEMRAM_ONLINED_MAX, sizeof(*now));
+	r = now ? kmem_identities(ctx, now, &n_now) : -ENOMEM;
+	f = r >= 0 ? open_memstream(&text, &size) : NULL;
+	if (r >= 0 && !f)
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		bool on_kmem = false;
+
+		for (size_t k = 0; k < n_now; k++)
+			on_kmem = on_kmem || streq(now[k], ids[i]);
+		present = present || (add && streq(add, ids[i]));
+		if (on_kmem) {
+			fprintf(f, "%s\n", ids[i]);
+			kept++;
+		}
+	}
+	if (r >= 0 && add && !present && kept < PMEMRAM_ONLINED_MAX)
+		fprintf(f, "%s\n", add);
+	free_ids(ids, n);
+	if (f && fclose(f) != 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	if (kept == n && (!add || present))
+		return 0;
+	r = file_write_atomic(path, text ? text : "", size, 0644, 0);
+	return r < 0 ? r : 1;
+}
+
+int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device)
+{
+	char id[PMEMRAM_DEVICE_IDENTITY_MAX];
+	int r;
+
+	if (!ctx || !dir || !device)
+		return -EINVAL;
+	r = pmemram_dax_identity_read(ctx, device, id, sizeof(id));
+	if (r < 0)
+		return r;
+	r = onlined_update(ctx, dir, id);
+	return r < 0 ? r : 0;
+}
+
+int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir)
+{
+	if (!ctx || !dir)
+		return -EINVAL;
+	return onlined_update(ctx, dir, NULL);
+}
+
+/* Every block of d's range present and online Movable or offline: release can take them away. */
+static bool blocks_releasable(const struct pmemram_dax *d, const struct pmemram_memory *memory)
+{
+	unsigned long first, end;
+	size_t found = 0;
+
+	if (!memory || !d->has_resource ||
+	    pmemram_block_range(d->resource, d->size, memory->block_size, &first, &end) < 0)
+		return false;
+	for (size_t i = 0; i < memory->n_blocks; i++) {
+		const struct pmemram_memblock *b = &memory->blocks[i];
+
+		if (b->id < first || b->id >= end)
+			continue;
+		found++;
+		if (b->state == PMEMRAM_BLOCK_ONLINE && b->zones.first != PMEMRAM_ZONE_MOVABLE)
+			return false;
+	}
+	return found == end - first;
+}
+
+int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d, const struct pmemram_memory *memory,
+			    char *const *ids, size_t n_ids, struct pmemram_provenance *ret)
+{
+	struct pmemram_observed_dax o = { .dax = *d };
+	struct pmemram_provenance p = { .source = d->source };
+	int r;
+
+	if (!ctx || !d || !ret || (n_ids > 0 && !ids))
+		return -EINVAL;
+	strcpy(p.provider, d->provider);
+	r = pmemram_dax_namespace_read(ctx, &o);
+	if (r < 0)
+		return r;
+	strcpy(p.namespace, o.namespace);
+	strcpy(p.uuid, o.uuid);
+	if (pmemram_dax_identity(ctx, d, p.identity, sizeof(p.identity)) < 0)
+		p.identity[0] = '\0';
+	pmemram_ctx_clear_error(ctx);
+
+	if (d->mode == PMEMRAM_DAX_SYSTEM_RAM) {
+		p.releasable = blocks_releasable(d, memory);
+		p.onlined_by = "other";
+		for (size_t i = 0; p.identity[0] && i < n_ids; i++)
+			if (streq(ids[i], p.identity))
+				p.onlined_by = "pmemram";
+	}
+	*ret = p;
+	return 0;
+}
+
+static struct json_object *string_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+/* json_add() that takes NULL as JSON null. */
+static bool add_value(struct json_object *o, const char *key, struct json_object *v)
+{
+	return v ? json_add(o, key, v) : json_add_null_value(o, key);
+}
+
+struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, const struct pmemram_provenance *p)
+{
+	struct json_object *o = json_object_new_object();
+	char range[48] = "";
+	bool ok;
+
+	if (!o || !d || !p) {
+		json_object_put(o);
+		return NULL;
+	}
+	/* inclusive, as /proc/iomem prints it and hmem: claims take it */
+	if (d->has_resource && d->size > 0)
+		(void)snprintf(range, sizeof(range), "%#" PRIx64 "-%#" PRIx64, d->resource,
+			       d->resource + (d->size - 1));
+	ok = json_add(o, "device", json_object_new_string(d->name)) &&
+	     json_add(o, "mode", json_object_new_string(pmemram_dax_mode_to_string(d->mode))) &&
+	     json_add(o, "source", json_object_new_string(pmemram_dax_source_to_string(p->source))) &&
+	     add_value(o, "provider", string_or_null(p->provider)) &&
+	     add_value(o, "namespace", string_or_null(p->namespace)) && add_value(o, "uuid", string_or_null(p->uuid)) &&
+	     add_value(o, "range", string_or_null(range)) &&
+	     add_value(o, "target_node", d->target_node >= 0 ? json_object_new_int(d->target_node) : NULL) &&
+	     json_add(o, "releasable", json_object_new_boolean(p->releasable)) &&
+	     add_value(o, "onlined_by", string_or_null(p->onlined_by));
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+int pmemram_provenance_list_json(struct pmemram_ctx *ctx, const char *dir, struct json_object **ret)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	_cleanup_(pmemram_memory_freep) struct pmemram_memory *memory = NULL;
+	_cleanup_(json_object_putp) struct json_object *a = NULL;
+	char *ids[PMEMRAM_ONLINED_MAX] = {};
+	size_t n_ids = 0;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	r = pmemram_dax_list_read(ctx, &l);
+	if (r >= 0)
+		r = pmemram_memory_read(ctx, &memory);
+	if (r >= 0 && dir && pmemram_onlined_read(dir, ids, &n_ids) < 0)
+		n_ids = 0; /* unreadable: nothing known to be pmemram's */
+	a = r >= 0 ? json_object_new_array() : NULL;
+	if (r >= 0 && !a)
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < l->n_devices; i++) {
+		struct pmemram_provenance p;
+
+		r = pmemram_provenance_read(ctx, &l->devices[i], memory, ids, n_ids, &p);
+		if (r >= 0 && !json_append(a, pmemram_provenance_to_json(&l->devices[i], &p)))
+			r = -ENOMEM;
+	}
+	free_ids(ids, n_ids);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(a);
+	return 0;
+}

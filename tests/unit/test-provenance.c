@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the record of pmemram's kmem binds: by identity, pruned to the devices still on kmem. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-private.h"
+#include "pmemram-provenance.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+#define ID_KMEM "uuid:" FAKE_UUID_KMEM
+#define ID_DEVDAX "uuid:" FAKE_UUID_DEVDAX
+
+static void test_onlined_record(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char dir[PATH_MAX], *ids[PMEMRAM_ONLINED_MAX];
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/run", env->root);
+	assert_int_equal(fake_sysfs_write(dir, "keep", "\n"), 0);
+	assert_int_equal(pmemram_onlined_read(dir, ids, &n), 0);
+	assert_int_equal(n, 0); /* no file: nothing recorded */
+
+	/* dax0.0 is on kmem: recorded once, by its namespace */
+	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
+	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
+
+	/* a record for a device now on device_dax (released) goes at the next update */
+	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax1.0"), 0);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM "\n" ID_DEVDAX);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 1);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 0);
+
+	/* a name that another device took: dax0.0 is not the recorded namespace's any more */
+	assert_int_equal(fake_sysfs_write(env->root, "devices/platform/ACPI0012:00/ndbus0/region0/namespace0.0/uuid",
+					  "%s\n", FAKE_UUID_RAW),
+			 0);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 1);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
+
+	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax9.0"), -ENODEV);
+	assert_int_equal(pmemram_onlined_add(env->ctx, NULL, "dax0.0"), -EINVAL);
+	pmemram_ctx_clear_error(env->ctx);
+}
+
+#define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FAKE_TEST(test_onlined_record, fake_env_setup_hmat),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
