@@ -16,6 +16,7 @@
 #include "manager.h"
 #include "pmemram-observe.h"
 #include "pmemram-protocol.h"
+#include "pmemram-provenance.h"
 
 /* ---- configuration ----------------------------------------------------------------------- */
 
@@ -520,6 +521,20 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 	log_result(userdata, res);
 }
 
+/* The record of pmemram's own kmem binds (for status) keeps only devices still on kmem. */
+static void prune_onlined(struct manager *m)
+{
+	int r;
+
+	if (!m->runtime_dir)
+		return;
+	r = pmemram_onlined_prune(m->ctx, m->runtime_dir);
+	if (r < 0)
+		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
+		       m->runtime_dir, strerror(-r));
+	pmemram_ctx_clear_error(m->ctx);
+}
+
 int manager_reconcile(struct manager *m, const char *why)
 {
 	char record[PATH_MAX];
@@ -529,6 +544,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		.done = manager_action_done,
 		.done_userdata = m,
 		.auto_online_record = auto_online_record(m, record, sizeof(record)),
+		.onlined_dir = m->runtime_dir,
 	};
 	struct pmemram_reconcile_options o = {
 		.apply = &apply,
@@ -596,6 +612,7 @@ int manager_reconcile(struct manager *m, const char *why)
 
 	pmemram_reconcile_result_free(m->last);
 	m->last = res;
+	prune_onlined(m);
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);
@@ -668,6 +685,15 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 		ok = json_object_array_add(claims, json_object_new_string(m->config->claims[i].name)) == 0;
 	if (ok && m->last) {
 		ok = pmemram_reconcile_to_json(m->last, &rec) == 0 && json_add(o, "reconcile", rec);
+	}
+	/* Where each device comes from and who onlined it, read now: not worth failing status for. */
+	if (ok) {
+		struct json_object *devices = NULL;
+
+		ok = pmemram_provenance_list_json(m->ctx, m->runtime_dir, &devices) >= 0
+			     ? json_add(o, "dax_devices", devices)
+			     : json_add_null_value(o, "dax_devices");
+		pmemram_ctx_clear_error(m->ctx);
 	}
 	if (!ok) {
 		json_object_put(o);

@@ -39,6 +39,7 @@ const struct manager_event_info manager_events[_MANAGER_EVENT_MAX] = {
 	[MANAGER_EVENT_HELD_UNSAVED] = { "held-unsaved", "22ade2911a69448490c96ef5693538d5", LOG_ERR, "" },
 	[MANAGER_EVENT_HOLD_DROPPED] = { "hold-dropped", "e48e0649ee82408483863a89c1fa3683", LOG_WARNING,
 					 "PMEMRAM_DEVICE" },
+	[MANAGER_EVENT_ONLINED_UNSAVED] = { "onlined-unsaved", "fa8bfbe20db1482b9c93a6d07cbe6df0", LOG_WARNING, "" },
 	[MANAGER_EVENT_AUTO_ONLINE_RESTORED] = { "auto-online-restored", "9d6617ae3cb24fcba12ded8b0bdcc3bb",
 						 LOG_WARNING, "" },
 	[MANAGER_EVENT_AUTO_ONLINE_STUCK] = { "auto-online-stuck", "4637bf10bcae4db2a1d388fbe2b7a7e6", LOG_ERR, "" },
