@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -57,7 +58,7 @@ static int reconcile_local(const char *dir, bool json)
 	struct json_object *o = NULL;
 	struct pmemram_reconcile_options opts = {};
 	struct pmemram_apply_options apply = {};
-	char record[PATH_MAX];
+	char record[PATH_MAX], onlined_dir[PATH_MAX];
 	bool configured;
 	int r;
 
@@ -74,6 +75,9 @@ static int reconcile_local(const char *dir, bool json)
 	    (mkdir(record, 0755) >= 0 || errno == EEXIST) &&
 	    ctl_runtime_path(PMEMRAM_AUTO_ONLINE_NAME, record, sizeof(record)) >= 0)
 		apply.auto_online_record = record;
+	/* Its binds are pmemram's too, for status. */
+	if (ctl_runtime_path(NULL, onlined_dir, sizeof(onlined_dir)) >= 0 && access(onlined_dir, W_OK) >= 0)
+		apply.onlined_dir = onlined_dir;
 	opts.apply = &apply;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
 	if (!res)

@@ -6,6 +6,7 @@
 
 #include "ctl.h"
 #include "macro.h"
+#include "pmemram-provenance.h"
 #include "pmemram-tiering.h"
 
 #define STATUS_SCHEMA_VERSION 1
@@ -17,6 +18,7 @@ struct status {
 	struct pmemram_memory *memory;
 	struct pmemram_memory_summary *summary;
 	struct pmemram_dax_list *dax;
+	struct pmemram_provenance *provenance; /* one per dax device */
 	struct ctl_shuffle shuffle; /* kernel state and the policy; its topology is ours */
 	const char *policy_origin;  /* FILE:LINE of the shuffle key, or why the policy is assumed */
 	int demotion;		    /* /sys/kernel/mm/numa/demotion_enabled: 1, 0, -1 when absent */
@@ -33,6 +35,8 @@ static void status_done(struct status *s)
 	s->summary = pmemram_memory_summary_free(s->summary);
 	s->memory = pmemram_memory_free(s->memory);
 	s->dax = pmemram_dax_list_free(s->dax);
+	free(s->provenance);
+	s->provenance = NULL;
 	s->shuffle.topology = NULL; /* freed above */
 	ctl_shuffle_done(&s->shuffle);
 	json_object_put(s->daemon);
@@ -56,6 +60,27 @@ static int status_read_shuffle(struct pmemram_ctx *ctx, struct status *s)
 	return ctl_shuffle_read(ctx, policy, &s->shuffle);
 }
 
+/* Each device's source and who onlined it: pmemramd's record of its own binds, beside its socket. */
+static int status_read_provenance(struct pmemram_ctx *ctx, struct status *s)
+{
+	char *ids[PMEMRAM_ONLINED_MAX] = {}, dir[PATH_MAX];
+	size_t n_ids = 0;
+	int r = 0;
+
+	if (s->dax->n_devices == 0)
+		return 0;
+	s->provenance = calloc(s->dax->n_devices, sizeof(*s->provenance));
+	if (!s->provenance)
+		return -ENOMEM;
+	if (ctl_runtime_path(NULL, dir, sizeof(dir)) < 0 || pmemram_onlined_read(dir, ids, &n_ids) < 0)
+		n_ids = 0; /* unreadable: nothing known to be pmemram's */
+	for (size_t i = 0; r >= 0 && i < s->dax->n_devices; i++)
+		r = pmemram_provenance_read(ctx, &s->dax->devices[i], s->memory, ids, n_ids, &s->provenance[i]);
+	for (size_t i = 0; i < n_ids; i++)
+		free(ids[i]);
+	return r;
+}
+
 static int status_read(struct pmemram_ctx *ctx, struct status *s)
 {
 	int r;
@@ -72,6 +97,9 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 	if (r < 0)
 		return ctl_read_failed(ctx, "memory blocks", r);
 	r = pmemram_dax_list_read(ctx, &s->dax);
+	if (r < 0)
+		return ctl_read_failed(ctx, "dax devices", r);
+	r = status_read_provenance(ctx, s);
 	if (r < 0)
 		return ctl_read_failed(ctx, "dax devices", r);
 	r = status_read_shuffle(ctx, s);
@@ -158,6 +186,23 @@ static void print_nodes(const struct status *s)
 	}
 }
 
+/* "from hmem.0 (hmem), 0x60000000-0x6fffffff; onlined by pmemram, releasable" */
+static void print_provenance(const struct pmemram_dax *d, const struct pmemram_provenance *p)
+{
+	printf("           from %s", pmemram_dax_source_to_string(p->source));
+	if (p->namespace[0])
+		printf(" %s%s%s%s", p->namespace, p->uuid[0] ? " (" : "", p->uuid, p->uuid[0] ? ")" : "");
+	else if (p->provider[0])
+		printf(" %s", p->provider);
+	if (d->has_resource && d->size > 0)
+		printf(", %#" PRIx64 "-%#" PRIx64, d->resource, d->resource + (d->size - 1));
+	if (p->onlined_by)
+		printf("; onlined by %s, %s",
+		       streq(p->onlined_by, "pmemram") ? "pmemram" : "the kernel or another tool",
+		       p->releasable ? "releasable" : "not releasable (blocks outside Movable, or missing)");
+	printf("\n");
+}
+
 static void print_dax(const struct status *s)
 {
 	char size[32];
@@ -178,6 +223,7 @@ static void print_dax(const struct status *s)
 		if (d->mode == PMEMRAM_DAX_OTHER)
 			printf(" (driver %s)", d->driver);
 		printf("\n");
+		print_provenance(d, &s->provenance[i]);
 	}
 }
 
@@ -420,9 +466,9 @@ static struct json_object *json_node(int *err, const struct status *s, const str
 	return o;
 }
 
-static struct json_object *json_dax(int *err, const struct pmemram_dax *d)
+static struct json_object *json_dax(int *err, const struct pmemram_dax *d, const struct pmemram_provenance *p)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *prov = pmemram_provenance_to_json(d, p);
 	char resource[32];
 
 	json_add(err, o, "device", json_object_new_string(d->name));
@@ -442,6 +488,21 @@ static struct json_object *json_dax(int *err, const struct pmemram_dax *d)
 		json_add(err, o, "resource", json_object_new_string(resource));
 	} else
 		json_add_null(err, o, "resource");
+	/* the provenance's keys that the device's own do not already give */
+	if (!prov)
+		*err = -ENOMEM;
+	else {
+		json_object_object_foreach(prov, key, value)
+		{
+			if (json_object_object_get_ex(o, key, NULL))
+				continue;
+			if (value)
+				json_add(err, o, key, json_object_get(value));
+			else
+				json_add_null(err, o, key);
+		}
+	}
+	json_object_put(prov);
 	return o;
 }
 
@@ -500,7 +561,7 @@ static int print_json(const struct status *s)
 	json_add(&err, root, "nodes", nodes);
 
 	for (size_t i = 0; i < s->dax->n_devices; i++)
-		json_append(&err, dax, json_dax(&err, &s->dax->devices[i]));
+		json_append(&err, dax, json_dax(&err, &s->dax->devices[i], &s->provenance[i]));
 	json_add(&err, root, "dax_devices", dax);
 
 	json_add(&err, memory, "block_size_bytes", json_object_new_uint64(s->memory->block_size));

@@ -108,6 +108,78 @@ static void test_human_hmat(void **state)
 	assert_non_null(strstr(run->out, "Page shuffling: enabled (reason hmat, order 10)"));
 }
 
+/* Where each device comes from, and who bound it to kmem: pmemram's record beside the socket. */
+static void test_provenance(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char root_env[512], sock_env[600], dir[PATH_MAX];
+	const char *vars[] = { root_env, sock_env, NULL };
+	const char *human[] = { "status", NULL }, *json[] = { "--json", "status", NULL };
+	struct json_object *j;
+	struct run *run;
+
+	assert_int_equal(fake_sysfs_add_hmem(env->root, 0, "dax2.0", "device_dax", 1, 256ULL << 20, 0x60000000), 0);
+	snprintf(root_env, sizeof(root_env), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s/run/pmemramd.sock", env->root);
+	snprintf(dir, sizeof(dir), "%s/run", env->root);
+
+	run = run_ctl_env(vars, json);
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "dax_devices.0.source"), "nvdimm");
+	assert_string_equal(json_string_at(j, "dax_devices.0.provider"), "region0");
+	assert_string_equal(json_string_at(j, "dax_devices.0.namespace"), "namespace0.0");
+	assert_string_equal(json_string_at(j, "dax_devices.0.uuid"), FAKE_UUID_KMEM);
+	assert_string_equal(json_string_at(j, "dax_devices.0.range"), "0x140000000-0x17edfffff");
+	/* bound to kmem by someone else: no record of pmemram's */
+	assert_string_equal(json_string_at(j, "dax_devices.0.onlined_by"), "other");
+	/* of its blocks memory40..46 the tree has only memory40 */
+	assert_false(json_bool_at(j, "dax_devices.0.releasable"));
+	assert_null(json_at(j, "dax_devices.1.range")); /* resource unreadable */
+	assert_null(json_at(j, "dax_devices.1.onlined_by"));
+	assert_false(json_bool_at(j, "dax_devices.1.releasable"));
+	assert_string_equal(json_string_at(j, "dax_devices.2.device"), "dax2.0");
+	assert_string_equal(json_string_at(j, "dax_devices.2.source"), "hmem");
+	assert_string_equal(json_string_at(j, "dax_devices.2.provider"), "hmem.0");
+	assert_null(json_at(j, "dax_devices.2.namespace"));
+	assert_string_equal(json_string_at(j, "dax_devices.2.range"), "0x60000000-0x6fffffff");
+	assert_int_equal(json_int_at(j, "dax_devices.2.target_node"), 1);
+	json_object_put(j);
+	free(run);
+
+	/* every block present, Movable or offline; then pmemram's record names the device by its
+	 * namespace, whatever its name */
+	assert_int_equal(fake_sysfs_set_block(env->root, 40, "online", "Movable"), 0);
+	for (unsigned long b = 41; b < 47; b++)
+		assert_int_equal(fake_sysfs_add_block(env->root, b, 2, b == 46 ? "offline" : "online", "Movable"), 0);
+	assert_int_equal(fake_sysfs_write(dir, "onlined", "range:0x1-0x2\nuuid:%s\n", FAKE_UUID_KMEM), 0);
+	run = run_ctl_env(vars, json);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "dax_devices.0.onlined_by"), "pmemram");
+	assert_true(json_bool_at(j, "dax_devices.0.releasable"));
+	json_object_put(j);
+	free(run);
+
+	run = run_ctl_env(vars, human);
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "from nvdimm namespace0.0 (" FAKE_UUID_KMEM "), 0x140000000-0x17edfffff; "
+					 "onlined by pmemram, releasable\n"));
+	assert_non_null(strstr(run->out, "dax2.0   devdax      node 1   256 MiB\n"
+					 "           from hmem hmem.0, 0x60000000-0x6fffffff\n"));
+	free(run);
+
+	/* a block in Normal cannot be counted on to go offline */
+	assert_int_equal(fake_sysfs_set_block(env->root, 43, "online", "Normal"), 0);
+	run = run_ctl_env(vars, json);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_false(json_bool_at(j, "dax_devices.0.releasable"));
+	json_object_put(j);
+	free(run);
+}
+
 /* Something accepts on the socket and hangs up without a reply: pmemramd is not "not running". */
 static void test_daemon_not_answering(void **state)
 {
@@ -274,6 +346,7 @@ int main(void)
 		FAKE_TEST(test_json_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
+		FAKE_TEST(test_provenance, fake_env_setup_hmat),
 		FAKE_TEST(test_daemon_not_answering, fake_env_setup_hmat),
 		FAKE_TEST(test_promotion, fake_env_setup_hmat),
 		FAKE_TEST(test_missing_block_size, fake_env_setup_hmat),
