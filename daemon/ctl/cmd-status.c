@@ -154,6 +154,14 @@ static const struct pmemram_cache *node_cache(const struct pmemram_node *n)
 	return best;
 }
 
+/* The kernel shows access0 with every figure 0 when the HMAT names the node but gives none. */
+static bool has_hmat_figures(const struct pmemram_node *n)
+{
+	const struct pmemram_access *a = &n->access0;
+
+	return a->present && (a->read_latency || a->write_latency || a->read_bandwidth || a->write_bandwidth);
+}
+
 static void print_nodes(const struct status *s)
 {
 	char size[32];
@@ -178,11 +186,13 @@ static void print_nodes(const struct status *s)
 			       pmemram_cache_write_policy_to_string(c->write_policy));
 		}
 
-		if (n->access0.present)
+		if (has_hmat_figures(n))
 			printf("          access0: latency %" PRIu64 "/%" PRIu64 " ns, bandwidth %" PRIu64
 			       "/%" PRIu64 " MB/s (read/write)\n",
 			       n->access0.read_latency, n->access0.write_latency, n->access0.read_bandwidth,
 			       n->access0.write_bandwidth);
+		else if (n->has_memory)
+			printf("          access0: no HMAT figures for this node\n");
 	}
 }
 
@@ -453,7 +463,7 @@ static struct json_object *json_node(int *err, const struct status *s, const str
 	json_add(err, o, "memory_side_caches", caches);
 	json_add(err, o, "shuffle", json_node_shuffle(err, s, n));
 
-	if (n->access0.present) {
+	if (has_hmat_figures(n)) {
 		struct json_object *a = json_object_new_object();
 
 		json_add(err, a, "read_latency_ns", json_object_new_uint64(n->access0.read_latency));

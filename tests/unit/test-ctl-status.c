@@ -106,6 +106,40 @@ static void test_human_hmat(void **state)
 	assert_non_null(strstr(run->out, "Memory blocks: 25 of 128 MiB, auto_online_blocks: offline"));
 	assert_non_null(strstr(run->out, "node2   online 7 (Movable 7), offline 1, going-offline 1"));
 	assert_non_null(strstr(run->out, "Page shuffling: enabled (reason hmat, order 10)"));
+	assert_null(strstr(run->out, "no HMAT figures"));
+}
+
+/* A node the HMAT names without figures (the kernel shows them as 0), and one it does not name. */
+static void test_no_hmat_figures(void **state)
+{
+	static const char *const attrs[] = { "read_latency", "write_latency", "read_bandwidth", "write_bandwidth" };
+	struct fake_env *env = ENV(state);
+	struct run *run;
+	struct json_object *j;
+	char path[128];
+
+	for (size_t i = 0; i < ELEMENTSOF(attrs); i++) {
+		snprintf(path, sizeof(path), "devices/system/node/node1/access0/initiators/%s", attrs[i]);
+		assert_int_equal(fake_sysfs_write(env->root, path, "0\n"), 0);
+	}
+	assert_int_equal(fake_sysfs_remove(env->root, "devices/system/node/node2/access0"), 0);
+	run = run_ctl(env->root, "status", NULL);
+	assert_int_equal(run->status, 0);
+	assert_null(strstr(run->out, "latency 0/0 ns"));
+	assert_non_null(strstr(run->out, "access0: latency 10/10 ns"));
+	assert_non_null(strstr(run->out, "node1   memory-only"));
+	assert_non_null(strstr(strstr(run->out, "node1   memory-only"), "access0: no HMAT figures for this node\n"));
+	assert_non_null(strstr(strstr(run->out, "node2   "), "access0: no HMAT figures for this node\n"));
+	free(run);
+
+	run = run_ctl(env->root, "status", "--json", NULL);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_int_at(j, "nodes.0.access0.read_latency_ns"), 10);
+	assert_null(json_at(j, "nodes.1.access0"));
+	assert_null(json_at(j, "nodes.2.access0"));
+	json_object_put(j);
+	free(run);
 }
 
 /* Where each device comes from, and who bound it to kmem: pmemram's record beside the socket. */
@@ -347,6 +381,7 @@ int main(void)
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance, fake_env_setup_hmat),
+		FAKE_TEST(test_no_hmat_figures, fake_env_setup_hmat),
 		FAKE_TEST(test_daemon_not_answering, fake_env_setup_hmat),
 		FAKE_TEST(test_promotion, fake_env_setup_hmat),
 		FAKE_TEST(test_missing_block_size, fake_env_setup_hmat),
