@@ -64,22 +64,24 @@ static void edit_done(struct edit *e)
 
 /* ---- checks of the arguments ---------------------------------------------------------------- */
 
-/* The characters of a claim name (pmemram.conf(5)); they are also safe in a file name. */
-static bool valid_word(const char *s, size_t max)
+/* At most max letters, digits, '.', '_', '-' or characters of extra. */
+static bool valid_word(const char *s, size_t max, const char *extra)
 {
 	size_t n = strlen(s);
 
 	if (n > max)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) &&
+		    !strchr(extra, s[i]))
 			return false;
 	return true;
 }
 
+/* The characters of a claim name (pmemram.conf(5)); they are also safe in a file name. */
 static bool valid_name(const char *s)
 {
-	return s[0] && valid_word(s, PMEMRAM_CONFIG_NAME_MAX - 1);
+	return s[0] && valid_word(s, PMEMRAM_CONFIG_NAME_MAX - 1, "");
 }
 
 /* ---- small file helpers ------------------------------------------------------------------------ */
@@ -603,7 +605,7 @@ int ctl_claim_write(const char *dir, const char *name, const char *uuid, enum pm
 {
 	struct claim_args a = { .match = PMEMRAM_MATCH_UUID, .value = uuid, .zone = zone };
 
-	if (!valid_name(name) || !valid_word(uuid, PMEMRAM_CONFIG_NAME_MAX - 1) || !ret)
+	if (!valid_name(name) || !valid_word(uuid, PMEMRAM_CONFIG_NAME_MAX - 1, "") || !ret)
 		return CTL_EXIT_USAGE;
 	return do_claim(dir, name, &a, json, ret);
 }
@@ -624,6 +626,9 @@ static void claim_help(void)
 	       "  -u --uuid UUID        the namespace with this UUID (its dax device)\n"
 	       "  -d --device daxX.Y    that dax device\n"
 	       "  -r --region regionN   every dax device in that region\n"
+	       "  -H --hmem START-END   every soft-reserved (hmem) device in that physical range\n"
+	       "                        (hex, as /proc/iomem prints it)\n"
+	       "  -H --hmem node=N      every soft-reserved (hmem) device with that target node\n"
 	       "  -a --all-devdax       every dax device\n"
 	       "\n"
 	       "  -o --online ZONE      movable (default: can be given back) or normal\n"
@@ -650,6 +655,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "uuid", required_argument, NULL, 'u' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "region", required_argument, NULL, 'r' },
+		{ "hmem", required_argument, NULL, 'H' },
 		{ "all-devdax", no_argument, NULL, 'a' },
 		{ "online", required_argument, NULL, 'o' },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
@@ -657,10 +663,9 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{},
 	};
 	static const char *const match_options[] = {
-		[PMEMRAM_MATCH_UUID] = "--uuid",
-		[PMEMRAM_MATCH_DEVICE] = "--device",
-		[PMEMRAM_MATCH_REGION] = "--region",
-		[PMEMRAM_MATCH_ALL_DEVDAX] = "--all-devdax",
+		[PMEMRAM_MATCH_UUID] = "--uuid",      [PMEMRAM_MATCH_DEVICE] = "--device",
+		[PMEMRAM_MATCH_REGION] = "--region",  [PMEMRAM_MATCH_HMEM_RANGE] = "--hmem",
+		[PMEMRAM_MATCH_HMEM_NODE] = "--hmem", [PMEMRAM_MATCH_ALL_DEVDAX] = "--all-devdax",
 	};
 	struct claim_args a = { .match = _PMEMRAM_MATCH_MAX, .zone = PMEMRAM_ZONE_MOVABLE };
 	const char *dir = ctl_config_dir(), *name;
@@ -668,7 +673,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hjc:u:d:r:ao:", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hjc:u:d:r:H:ao:", options, NULL)) >= 0) {
 		enum pmemram_match m = _PMEMRAM_MATCH_MAX;
 
 		switch (c) {
@@ -689,6 +694,10 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			break;
 		case 'r':
 			m = PMEMRAM_MATCH_REGION;
+			break;
+		case 'H':
+			/* the parser judges the value; the kind only picks the word of messages */
+			m = strncmp(optarg, "node=", 5) == 0 ? PMEMRAM_MATCH_HMEM_NODE : PMEMRAM_MATCH_HMEM_RANGE;
 			break;
 		case 'a':
 			m = PMEMRAM_MATCH_ALL_DEVDAX;
@@ -715,8 +724,9 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		if (m == _PMEMRAM_MATCH_MAX)
 			continue;
 		if (a.match != _PMEMRAM_MATCH_MAX)
-			return ctl_usage_error("claim", "%s and %s: a claim matches one way; give exactly one of "
-							"--uuid, --device, --region or --all-devdax",
+			return ctl_usage_error("claim",
+					       "%s and %s: a claim matches one way; give exactly one of "
+					       "--uuid, --device, --region, --hmem or --all-devdax",
 					       match_options[a.match], match_options[m]);
 		a.match = m;
 		a.value = m == PMEMRAM_MATCH_ALL_DEVDAX ? NULL : optarg;
@@ -740,14 +750,16 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		return ctl_usage_error("claim", "invalid claim name '%s' (1 to %d letters, digits, '.', '_' or '-')",
 				       name, PMEMRAM_CONFIG_NAME_MAX - 1);
 	if (a.match == _PMEMRAM_MATCH_MAX)
-		return ctl_usage_error("claim", "missing what to claim: --uuid, --device, --region or --all-devdax");
+		return ctl_usage_error("claim",
+				       "missing what to claim: --uuid, --device, --region, --hmem or --all-devdax");
 	/* The value goes into the file as one line; the configuration parser judges its syntax. */
-	if (a.value && !valid_word(a.value, PMEMRAM_CONFIG_NAME_MAX - 1))
-		return ctl_usage_error("claim", "%s: invalid value '%s' (expected %s)", match_options[a.match],
-				       a.value,
+	/* '=' for hmem's node=N */
+	if (a.value && !valid_word(a.value, PMEMRAM_CONFIG_NAME_MAX - 1, "="))
+		return ctl_usage_error("claim", "%s: invalid value '%s' (expected %s)", match_options[a.match], a.value,
 				       a.match == PMEMRAM_MATCH_UUID	 ? "8-4-4-4-12 hex digits"
 				       : a.match == PMEMRAM_MATCH_DEVICE ? "a dax device name, daxX.Y"
-									 : "a region name, regionN");
+				       : a.match == PMEMRAM_MATCH_REGION ? "a region name, regionN"
+									 : "START-END in hex, or node=N");
 	if (a.convert && a.match != PMEMRAM_MATCH_UUID)
 		return ctl_usage_error("claim",
 				       "--convert needs --uuid: converting a namespace to devdax DESTROYS its contents, "

@@ -124,7 +124,7 @@ checks()
 	comp pmemramctl status -
 	check "status options" -h --help -j --json
 	comp pmemramctl claim --
-	check "claim long options" --help --json --config --uuid --device --region --all-devdax --online --convert --from-daxctl
+	check "claim long options" --help --json --config --uuid --device --region --hmem --all-devdax --online --convert --from-daxctl
 	comp pmemramctl cache-report -
 	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --seed --accesses \
 		--zipf
@@ -228,7 +228,7 @@ ran_to_end()
 
 # ---- against pmemramctl itself ---------------------------------------------------------------
 # A value for each option that takes one, which pmemramctl parses.
-declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [online]=movable
+declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [hmem]=60000000-6fffffff [online]=movable
 	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [seed]=1 [accesses]=1 [zipf]=1)
 
 # ctl_takes COMMAND OPTION: pmemramctl COMMAND takes OPTION as the completion does (with a value

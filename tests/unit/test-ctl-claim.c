@@ -274,6 +274,29 @@ static void test_claim_new_config_dir(void **state)
 	assert_non_null(strstr(run->err, "/no/such: No such file or directory"));
 }
 
+/* A soft-reserved range as /proc/iomem prints it, and again in another spelling: the same claim. */
+static void test_claim_hmem(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL, *again = NULL, *node = NULL;
+	_cleanup_(freep) char *text = NULL;
+
+	run = RUN(state, "claim", "soft", "--hmem", "60000000-6fffffff");
+	assert_int_equal(run->status, 0);
+	text = read_conf(state, DROPIN("soft"));
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\nmatch = hmem:60000000-6fffffff\nonline = movable\n"));
+
+	again = RUN(state, "claim", "soft", "-H", "0x60000000-0x6FFFFFFF");
+	assert_int_equal(again->status, 0);
+	assert_non_null(strstr(again->out, DROPIN("soft") " already has claim 'soft' with these settings"));
+
+	node = RUN(state, "claim", "soft", "--hmem", "node=1");
+	assert_int_equal(node->status, 0);
+	free(text);
+	text = read_conf(state, DROPIN("soft"));
+	assert_non_null(strstr(text, "\nmatch = hmem:node=1\n"));
+}
+
 static void test_claim_idempotent(void **state)
 {
 	_cleanup_(freep) struct run *first = NULL, *again = NULL, *changed = NULL, *json = NULL;
@@ -394,6 +417,17 @@ static void test_claim_invalid(void **state)
 	after = snapshot(state);
 	assert_string_equal(before, after);
 
+	/* An empty hmem range: the parser's message, with file, line and key. */
+	{
+		_cleanup_(freep) struct run *bad_range = RUN(state, "claim", "bad", "--hmem", "6fffffff-60000000");
+		static const char msg[] = ":4: key 'match': hmem range '6fffffff-60000000' is empty (END must lie "
+					  "above START)\n";
+
+		assert_int_equal(bad_range->status, 3);
+		assert_non_null(strstr(bad_range->err, msg));
+		assert_non_null(strstr(bad_range->err, DROPIN("bad")));
+	}
+
 	/* A value cannot smuggle lines into the file. */
 	newline = RUN(state, "claim", "bad", "--uuid", UUID "\nconvert = yes");
 	assert_int_equal(newline->status, 64);
@@ -423,7 +457,7 @@ static void test_claim_invalid(void **state)
 static void test_claim_usage(void **state)
 {
 	static const struct {
-		const char *args[6];
+		const char *args[7];
 		const char *err;
 	} cases[] = {
 		{ { "claim", "x", "--device", "dax0.0", "--convert" },
@@ -432,18 +466,28 @@ static void test_claim_usage(void **state)
 		{ { "claim", "x", "--convert", "--all-devdax" },
 		  "pmemramctl claim: --convert needs --uuid: converting a namespace to devdax DESTROYS its contents, so "
 		  "it is allowed only for one namespace named by its UUID, not with --all-devdax\n" },
-		{ { "claim", "x" }, "pmemramctl claim: missing what to claim: --uuid, --device, --region or --all-devdax\n" },
+		{ { "claim", "x" },
+		  "pmemramctl claim: missing what to claim: --uuid, --device, --region, --hmem or --all-devdax\n" },
+		{ { "claim", "x", "--hmem", "node=1", "--region", "region0" },
+		  "pmemramctl claim: --hmem and --region: a claim matches one way; give exactly one of --uuid, "
+		  "--device, --region, --hmem or --all-devdax\n" },
+		{ { "claim", "x", "--hmem", "0-1 2" },
+		  "pmemramctl claim: --hmem: invalid value '0-1 2' (expected START-END in hex, or node=N)\n" },
+		{ { "claim", "x", "--hmem", "node=1", "--convert" },
+		  "pmemramctl claim: --convert needs --uuid: converting a namespace to devdax DESTROYS its contents, so "
+		  "it is allowed only for one namespace named by its UUID, not with --hmem\n" },
 		{ { "claim", "--all-devdax" }, "pmemramctl claim: missing NAME\n" },
 		{ { "claim", "x", "--all-devdax", "--region", "region0" },
 		  "pmemramctl claim: --all-devdax and --region: a claim matches one way; give exactly one of --uuid, "
-		  "--device, --region or --all-devdax\n" },
+		  "--device, --region, --hmem or --all-devdax\n" },
 		{ { "claim", "x", "--all-devdax", "--online", "moveable" },
 		  "pmemramctl claim: --online: expected 'movable' or 'normal', got 'moveable'\n" },
 		{ { "claim", "a/b", "--all-devdax" },
 		  "pmemramctl claim: invalid claim name 'a/b' (1 to 63 letters, digits, '.', '_' or '-')\n" },
 		{ { "claim", "x", "y", "--all-devdax" }, "pmemramctl claim: unexpected argument 'y'\n" },
 		{ { "unclaim" }, "pmemramctl unclaim: missing NAME\n" },
-		{ { "unclaim", "" }, "pmemramctl unclaim: invalid claim name '' (1 to 63 letters, digits, '.', '_' or '-')\n" },
+		{ { "unclaim", "" },
+		  "pmemramctl unclaim: invalid claim name '' (1 to 63 letters, digits, '.', '_' or '-')\n" },
 	};
 	_cleanup_(freep) struct run *help = RUN(state, "claim", "--help");
 	_cleanup_(freep) struct run *uhelp = RUN(state, "unclaim", "--help");
@@ -902,19 +946,13 @@ static void test_from_daxctl_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		CLAIM_TEST(test_claim_writes),
-		CLAIM_TEST(test_claim_new_config_dir),
-		CLAIM_TEST(test_claim_idempotent),
-		CLAIM_TEST(test_claim_conflict),
-		CLAIM_TEST(test_claim_invalid),
-		CLAIM_TEST(test_claim_usage),
-		CLAIM_TEST(test_unclaim_removes),
-		CLAIM_TEST(test_unclaim_hand_written),
-		CLAIM_TEST(test_daemon),
-		CLAIM_TEST(test_load_swapped),
-		CLAIM_TEST(test_from_daxctl_writes),
-		CLAIM_TEST(test_from_daxctl_refuses),
-		CLAIM_TEST(test_from_daxctl_missing),
+		CLAIM_TEST(test_claim_writes),	       CLAIM_TEST(test_claim_new_config_dir),
+		CLAIM_TEST(test_claim_idempotent),     CLAIM_TEST(test_claim_hmem),
+		CLAIM_TEST(test_claim_conflict),       CLAIM_TEST(test_claim_invalid),
+		CLAIM_TEST(test_claim_usage),	       CLAIM_TEST(test_unclaim_removes),
+		CLAIM_TEST(test_unclaim_hand_written), CLAIM_TEST(test_daemon),
+		CLAIM_TEST(test_load_swapped),	       CLAIM_TEST(test_from_daxctl_writes),
+		CLAIM_TEST(test_from_daxctl_refuses),  CLAIM_TEST(test_from_daxctl_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
