@@ -528,7 +528,7 @@ static void prune_onlined(struct manager *m)
 
 	if (!m->runtime_dir)
 		return;
-	r = pmemram_onlined_prune(m->ctx, m->runtime_dir);
+	r = pmemram_onlined_prune(m->ctx, m->runtime_dir, m->last ? m->last->observation : NULL);
 	if (r < 0)
 		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
 		       m->runtime_dir, strerror(-r));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "fake-sysfs.h"
+#include "pmemram-observe.h"
 #include "pmemram-private.h"
 #include "pmemram-provenance.h"
 
@@ -37,15 +38,28 @@ static void test_onlined_record(void **state)
 	/* a record for a device now on device_dax (released) goes at the next update */
 	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax1.0"), 0);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM "\n" ID_DEVDAX);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 1);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 0);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 0);
+
+	/* with an observation, its devices decide, not a new reading */
+	{
+		_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+		struct pmemram_observation none = {};
+
+		assert_int_equal(pmemram_observe(env->ctx, &o), 0);
+		assert_int_equal(pmemram_onlined_prune(env->ctx, dir, o), 0);
+		assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
+		assert_int_equal(pmemram_onlined_prune(env->ctx, dir, &none), 1);
+		assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
+		assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
+	}
 
 	/* a name that another device took: dax0.0 is not the recorded namespace's any more */
 	assert_int_equal(fake_sysfs_write(env->root, "devices/platform/ACPI0012:00/ndbus0/region0/namespace0.0/uuid",
 					  "%s\n", FAKE_UUID_RAW),
 			 0);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir), 1);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 
 	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax9.0"), -ENODEV);

@@ -138,10 +138,19 @@ int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax,
 	r = pmemram_dax_namespace_read(ctx, &d);
 	if (r < 0)
 		return r;
-	if (d.uuid[0])
-		r = snprintf(buf, size, "uuid:%s", d.uuid);
-	else if (d.dax.has_resource)
-		r = snprintf(buf, size, "range:%#" PRIx64 "-%#" PRIx64, d.dax.resource, d.dax.resource + d.dax.size);
+	return pmemram_observed_dax_identity(&d, buf, size);
+}
+
+int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size)
+{
+	int r;
+
+	if (!d || !buf || size == 0)
+		return -EINVAL;
+	if (d->uuid[0])
+		r = snprintf(buf, size, "uuid:%s", d->uuid);
+	else if (d->dax.has_resource)
+		r = snprintf(buf, size, "range:%#" PRIx64 "-%#" PRIx64, d->dax.resource, d->dax.resource + d->dax.size);
 	else
 		return -EACCES; /* the physical address is root's to read */
 	return r < 0 || (size_t)r >= size ? -ENAMETOOLONG : 0;

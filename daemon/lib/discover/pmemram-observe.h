@@ -94,6 +94,8 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size);
 /* The same for a device already listed (pmemram_dax_list_read()): reads only its namespace. */
 int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax, char *buf, size_t size);
+/* The same for a device already observed with its namespace: reads nothing. */
+int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size);
 
 /* Namespaces in raw, sector or fsdax mode with a size (idle seeds are left out), from
  * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */

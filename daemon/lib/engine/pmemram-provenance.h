@@ -7,6 +7,8 @@
 
 #include "pmemram.h"
 
+struct pmemram_observation;
+
 /* The devices pmemram bound to kmem, by identity (pmemram_dax_identity()), one per line, in the
  * runtime directory (beside PMEMRAM_HELD_FILE).  A name is no key: an hmem device's dax0.0 may be
  * an NVDIMM's next boot. */
@@ -16,8 +18,9 @@
 /* Record that pmemram bound device to kmem; records of devices no longer on kmem (released, by
  * pmemram or anyone, or gone) are dropped on the way.  0 or -errno. */
 int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device);
-/* Drop the records of devices no longer on kmem: 1 when the file changed, 0 or -errno. */
-int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir);
+/* Drop the records of devices no longer on kmem, as observation shows them (NULL: read them
+ * now): 1 when the file changed, 0 or -errno. */
+int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation);
 /* The identities recorded in dir (malloc'ed, *ret_n of them, room for PMEMRAM_ONLINED_MAX); an
  * absent file is none.  0 or -errno. */
 int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n);

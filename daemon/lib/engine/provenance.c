@@ -52,13 +52,24 @@ int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n)
 	return 0;
 }
 
-/* The identities of the devices on kmem now. */
-static int kmem_identities(struct pmemram_ctx *ctx, char (*now)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t *ret_n)
+/* The identities of the devices on kmem: as observed, or now when observation is NULL. */
+static int kmem_identities(struct pmemram_ctx *ctx, const struct pmemram_observation *observation,
+			   char (*now)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t *ret_n)
 {
 	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
 	size_t n = 0;
 	int r;
 
+	if (observation) {
+		const struct pmemram_observed *o = &observation->observed;
+
+		for (size_t i = 0; i < o->n_devices && n < PMEMRAM_ONLINED_MAX; i++)
+			if (o->devices[i].dax.mode == PMEMRAM_DAX_SYSTEM_RAM &&
+			    pmemram_observed_dax_identity(&o->devices[i], now[n], sizeof(now[n])) >= 0)
+				n++;
+		*ret_n = n;
+		return 0;
+	}
 	r = pmemram_dax_list_read(ctx, &l);
 	if (r < 0)
 		return r;
@@ -71,8 +82,10 @@ static int kmem_identities(struct pmemram_ctx *ctx, char (*now)[PMEMRAM_DEVICE_I
 	return 0;
 }
 
-/* Rewrite the record: ids still on kmem, and add when not NULL; 1 when it changed. */
-static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const char *add)
+/* Rewrite the record: ids still on kmem (as observed, or now), and add when not NULL; 1 when it
+ * changed. */
+static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
+			  const char *add)
 {
 	char *ids[PMEMRAM_ONLINED_MAX] = {}, path[PATH_MAX];
 	_cleanup_(freep) char(*now)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
@@ -89,7 +102,7 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const char *
 	if (r < 0)
 		return r;
 	now = calloc(PMEMRAM_ONLINED_MAX, sizeof(*now));
-	r = now ? kmem_identities(ctx, now, &n_now) : -ENOMEM;
+	r = now ? kmem_identities(ctx, observation, now, &n_now) : -ENOMEM;
 	f = r >= 0 ? open_memstream(&text, &size) : NULL;
 	if (r >= 0 && !f)
 		r = -ENOMEM;
@@ -127,15 +140,15 @@ int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *de
 	r = pmemram_dax_identity_read(ctx, device, id, sizeof(id));
 	if (r < 0)
 		return r;
-	r = onlined_update(ctx, dir, id);
+	r = onlined_update(ctx, dir, NULL, id);
 	return r < 0 ? r : 0;
 }
 
-int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir)
+int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation)
 {
 	if (!ctx || !dir)
 		return -EINVAL;
-	return onlined_update(ctx, dir, NULL);
+	return onlined_update(ctx, dir, observation, NULL);
 }
 
 /* Every block of d's range present and online Movable or offline: release can take them away. */
