@@ -354,6 +354,8 @@ static int add_dax(const char *root, int region, const char *claim, const char *
 
 	snprintf(path, sizeof(path), NDBUS "/region%d/%s/namespace", region, claim);
 	CHECK(fake_sysfs_write(root, path, "%s\n", ns));
+	snprintf(path, sizeof(path), NDBUS "/region%d/%s/driver", region, claim);
+	CHECK(fake_sysfs_symlink(root, path, "../../../../../bus/nd/drivers/nd_pmem"));
 	CHECK(add_nd_link(root, region, claim));
 
 	snprintf(dir, sizeof(dir), NDBUS "/region%d/%s/%s", region, claim, name);

@@ -135,6 +135,8 @@ static void test_json(void **state)
 	assert_int_equal(json_object_array_length(json_at(j, "actions")), 1);
 	assert_string_equal(json_string_at(j, "actions.0.action"), "convert-namespace");
 	assert_string_equal(json_string_at(j, "actions.0.device"), "namespace3.0");
+	assert_string_equal(json_string_at(j, "actions.0.uuid"), FAKE_UUID_RAW);
+	assert_true(json_bool_at(j, "actions.0.destroys_data"));
 	assert_string_equal(json_string_at(j, "unmatched_claims.0"), "nothing");
 	json_object_put(j);
 }
@@ -188,7 +190,8 @@ static void test_human(void **state)
 	assert_int_equal(run->status, 0);
 	assert_string_equal(run->err, "");
 	assert_non_null(strstr(run->out, "Actions (1):"));
-	assert_non_null(strstr(run->out, "namespace3.0: convert to devdax (destroys its contents)"));
+	assert_non_null(
+		strstr(run->out, "namespace3.0: convert to devdax, DESTROYING ALL ITS DATA (uuid " FAKE_UUID_RAW ")"));
 	assert_non_null(strstr(run->out, "namespace2.0   fs "));
 }
 

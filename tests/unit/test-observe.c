@@ -89,6 +89,26 @@ static void test_namespaces_variants(void **state)
 	assert_string_equal(ns[1].blockdev, "pmem3");
 }
 
+/* A devdax namespace whose nd_dax device is not bound (a conversion cut short) is listed as such;
+ * a holder whose driver cannot be read is an error, not a guess. */
+static void test_namespaces_devdax_disabled(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
+	size_t n;
+
+	assert_int_equal(fake_sysfs_remove(ENV(state)->root, "bus/nd/devices/dax1.1/driver"), 0);
+	assert_int_equal(pmemram_namespaces_read(ENV(state)->ctx, &ns, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(ns[0].name, "namespace1.0");
+	assert_int_equal(ns[0].mode, PMEMRAM_NS_DEVDAX);
+	assert_string_equal(ns[0].uuid, FAKE_UUID_DEVDAX);
+	assert_string_equal(ns[0].blockdev, "");
+	assert_int_equal(pmemram_namespace_holder_disabled(ENV(state)->ctx, "namespace1.0"), 1);
+	assert_int_equal(pmemram_namespace_holder_disabled(ENV(state)->ctx, "namespace0.0"), 0);
+	/* raw: no holder */
+	assert_int_equal(pmemram_namespace_holder_disabled(ENV(state)->ctx, "namespace3.0"), 0);
+}
+
 static void test_no_nd_bus(void **state)
 {
 	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
@@ -353,6 +373,7 @@ int main(void)
 		FAKE_TEST(test_dax_namespace, fake_env_setup_hmat),
 		FAKE_TEST(test_namespaces, fake_env_setup_hmat),
 		FAKE_TEST(test_namespaces_variants, fake_env_setup_hmat),
+		FAKE_TEST(test_namespaces_devdax_disabled, fake_env_setup_hmat),
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),

@@ -757,6 +757,61 @@ static void test_namespaces(void **state)
 	strcpy(w.namespaces[0].in_use, "/dev/pmem0 is swap");
 	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_BLOCKDEV_BUSY,
 		       "fsdax namespace in use (/dev/pmem0 is swap); not converting");
+	strcpy(w.namespaces[0].in_use, "/dev/pmem0 held by dm-0");
+	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_BLOCKDEV_BUSY,
+		       "fsdax namespace in use (/dev/pmem0 held by dm-0); not converting");
+}
+
+/* The action names the claimed UUID, and only that namespace is converted. */
+static void test_namespace_convert_only_claimed(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	w.o.n_namespaces = 2;
+	w.namespaces[0] = (struct pmemram_observed_namespace){
+		.name = "namespace0.0", .uuid = UUID, .mode = PMEMRAM_NS_FSDAX, .blockdev = "pmem0", .size = SIZE
+	};
+	w.namespaces[1] = (struct pmemram_observed_namespace){
+		.name = "namespace1.0", .uuid = UUID2, .mode = PMEMRAM_NS_RAW, .blockdev = "pmem1", .size = SIZE
+	};
+	p = plan(&w, "[claim \"two\"]\nmatch = uuid:" UUID2 "\nconvert = yes\n");
+	assert_int_equal(p->n_verdicts, 1);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace1.0", 0);
+	assert_string_equal(p->actions[0].uuid, UUID2);
+	assert_string_equal(p->actions[0].claim, "two");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "convert the raw namespace to devdax (destroys its contents)");
+}
+
+/* A sector namespace is never converted; a devdax one whose dax device is not enabled (a
+ * conversion cut short) is finished only with convert = yes. */
+static void test_namespace_sector_and_unfinished(void **state)
+{
+	struct world w;
+
+	world_init(&w);
+	w.o.n_namespaces = 1;
+	w.namespaces[0] = (struct pmemram_observed_namespace){
+		.name = "namespace0.0", .uuid = UUID, .mode = PMEMRAM_NS_SECTOR, .size = SIZE
+	};
+	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_NAMESPACE_MODE,
+		       "namespace is in sector mode; pmemram converts only raw and fsdax namespaces");
+
+	w.namespaces[0].mode = PMEMRAM_NS_DEVDAX;
+	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_NAMESPACE_MODE,
+		       "devdax namespace whose dax device is not enabled; 'convert = yes' lets pmemram enable it");
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_UUID "convert = yes\n");
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
+		assert_string_equal(p->actions[0].uuid, UUID);
+		expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+			       "finish the conversion to devdax: enable its dax device (destroys its contents)");
+	}
 }
 
 static void test_output(void **state)
@@ -848,16 +903,28 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fresh_devdax),  cmocka_unit_test(test_claim_by_info_uuid),
-		cmocka_unit_test(test_converged),     cmocka_unit_test(test_partial),
-		cmocka_unit_test(test_kill_anywhere), cmocka_unit_test(test_unbound),
-		cmocka_unit_test(test_unclaimed),     cmocka_unit_test(test_busy),
-		cmocka_unit_test(test_too_small),     cmocka_unit_test(test_auto_online),
-		cmocka_unit_test(test_udev_online),   cmocka_unit_test(test_scoped),
-		cmocka_unit_test(test_wrong_zone),    cmocka_unit_test(test_block_refusals),
-		cmocka_unit_test(test_precedence),    cmocka_unit_test(test_precedence_daxctl),
-		cmocka_unit_test(test_namespaces),    cmocka_unit_test(test_hmem),
-		cmocka_unit_test(test_hmem_refusals), cmocka_unit_test(test_output),
+		cmocka_unit_test(test_fresh_devdax),
+		cmocka_unit_test(test_claim_by_info_uuid),
+		cmocka_unit_test(test_converged),
+		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_kill_anywhere),
+		cmocka_unit_test(test_unbound),
+		cmocka_unit_test(test_unclaimed),
+		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_auto_online),
+		cmocka_unit_test(test_udev_online),
+		cmocka_unit_test(test_scoped),
+		cmocka_unit_test(test_wrong_zone),
+		cmocka_unit_test(test_block_refusals),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_precedence_daxctl),
+		cmocka_unit_test(test_namespaces),
+		cmocka_unit_test(test_namespace_convert_only_claimed),
+		cmocka_unit_test(test_namespace_sector_and_unfinished),
+		cmocka_unit_test(test_hmem),
+		cmocka_unit_test(test_hmem_refusals),
+		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
 	};
 

@@ -161,7 +161,30 @@ static int read_blockdev(struct pmemram_ctx *ctx, const char *dev, char *buf, si
 	return copy_span(buf, size, disks.names[0], strlen(disks.names[0]));
 }
 
-/* 1 and *ret for a listed namespace, 0 for one left out (devdax, or a seed without size). */
+int pmemram_namespace_holder_disabled(struct pmemram_ctx *ctx, const char *name)
+{
+	char path[96], holder[32], driver[32];
+	int r;
+
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/holder", name);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(ctx, path, holder, sizeof(holder));
+	if (sysfs_absent(ctx, r) || (r >= 0 && !holder[0]))
+		return 0;
+	if (r < 0)
+		return r;
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/driver", holder);
+	if (r < 0)
+		return r;
+	r = sysfs_read_link_name(ctx, path, driver, sizeof(driver));
+	if (sysfs_absent(ctx, r))
+		return 1;
+	return r < 0 ? r : 0;
+}
+
+/* 1 and *ret for a listed namespace, 0 for one left out (devdax with its dax device enabled, or a
+ * seed without size). */
 static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_namespace *ret)
 {
 	struct pmemram_observed_namespace ns = {};
@@ -183,8 +206,13 @@ static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmem
 		pmemram_ctx_set_error_path(ctx, path);
 		return log_debug_errno(ctx, r, "%s: unknown mode \"%s\"", path, buf);
 	}
-	if (r == 0)
-		return 0;
+	if (r == 0) {
+		/* devdax: its dax device stands for it, unless that is not enabled. */
+		r = pmemram_namespace_holder_disabled(ctx, name);
+		if (r <= 0)
+			return r;
+		ns.mode = PMEMRAM_NS_DEVDAX;
+	}
 
 	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "size"), &ns.size);
 	if (r < 0)

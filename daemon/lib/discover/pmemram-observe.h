@@ -97,8 +97,13 @@ int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax,
 /* The same for a device already observed with its namespace: reads nothing. */
 int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size);
 
-/* Namespaces in raw, sector or fsdax mode with a size (idle seeds are left out), from
- * bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
+/* 1 when the namespace's holder (its pfn, btt or nd_dax device, "dax0.1") is not bound to its
+ * driver: for a devdax namespace, a conversion stopped before its dax device was enabled.  0 when
+ * it is bound, or when the namespace has no holder. */
+int pmemram_namespace_holder_disabled(struct pmemram_ctx *ctx, const char *name);
+
+/* Namespaces in raw, sector or fsdax mode with a size (idle seeds are left out), and devdax ones
+ * whose dax device is not enabled, from bus/nd/devices/namespaceX.Y; "mounted" is left false, see pmemram_mounts_scan(). */
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n);
 
 /* Name process pid (its /proc directory name) "pid N (comm)" in buf, or "pid N" when its comm

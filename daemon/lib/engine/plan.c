@@ -52,6 +52,7 @@ static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
 	[PMEMRAM_NS_RAW] = "raw",
 	[PMEMRAM_NS_SECTOR] = "sector",
 	[PMEMRAM_NS_FSDAX] = "fsdax",
+	[PMEMRAM_NS_DEVDAX] = "devdax",
 };
 
 #define NAME_OF(table, i) ((unsigned)(i) < ELEMENTSOF(table) ? (table)[i] : NULL)
@@ -460,13 +461,51 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	return r;
 }
 
-/* Namespaces are only ever claimed by UUID; unclaimed ones are not listed. */
+/* Why a claimed namespace is not converted, or PMEMRAM_REASON_NONE and what the conversion does. */
+static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const struct pmemram_observed_namespace *ns,
+				      const char *mode, char *text, size_t size)
+{
+	if (ns->mode == PMEMRAM_NS_SECTOR) {
+		snprintf(text, size, "namespace is in sector mode; pmemram converts only raw and fsdax namespaces");
+		return PMEMRAM_REASON_NAMESPACE_MODE;
+	}
+	if (!claim->convert && ns->mode == PMEMRAM_NS_DEVDAX) {
+		snprintf(text, size,
+			 "devdax namespace whose dax device is not enabled; 'convert = yes' lets pmemram enable it");
+		return PMEMRAM_REASON_NAMESPACE_MODE;
+	}
+	if (!claim->convert) {
+		snprintf(text, size,
+			 "namespace is in %s mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)",
+			 mode);
+		return PMEMRAM_REASON_NAMESPACE_MODE;
+	}
+	if (ns->mounted) {
+		snprintf(text, size, "%s namespace in use (/dev/%s mounted); not converting", mode,
+			 ns->blockdev[0] ? ns->blockdev : "?");
+		return PMEMRAM_REASON_MOUNTED;
+	}
+	if (ns->in_use[0]) {
+		snprintf(text, size, "%s namespace in use (%s); not converting", mode, ns->in_use);
+		return PMEMRAM_REASON_BLOCKDEV_BUSY;
+	}
+	if (ns->mode == PMEMRAM_NS_DEVDAX)
+		snprintf(text, size, "finish the conversion to devdax: enable its dax device (destroys its contents)");
+	else
+		snprintf(text, size, "convert the %s namespace to devdax (destroys its contents)", mode);
+	return PMEMRAM_REASON_NONE;
+}
+
+/* Namespaces are only ever claimed by UUID; unclaimed ones are not listed, nor converted. */
 static int plan_namespace(struct builder *b, const struct pmemram_observed_namespace *ns)
 {
 	const struct pmemram_config *c = b->config;
 	const struct pmemram_claim *claim = NULL;
-	struct pmemram_device_verdict *v;
 	const char *mode = pmemram_ns_mode_to_string(ns->mode);
+	struct pmemram_device_verdict *v;
+	char text[PMEMRAM_PLAN_TEXT_MAX];
+	enum pmemram_reason reason;
+	int r;
 
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
 		if (c->claims[i].match == PMEMRAM_MATCH_UUID && ns->uuid[0] &&
@@ -476,25 +515,14 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		return 0;
 
 	v = add_verdict(b, ns->name, claim);
-	if (!claim->convert) {
-		set_verdict(v, PMEMRAM_REASON_NAMESPACE_MODE,
-			    "namespace is in %s mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)",
-			    mode ? mode : "another");
+	reason = ns_refusal(claim, ns, mode ? mode : "?", text, sizeof(text));
+	set_verdict(v, reason, "%s", text);
+	if (reason != PMEMRAM_REASON_NONE)
 		return 0;
-	}
-	if (ns->mounted) {
-		set_verdict(v, PMEMRAM_REASON_MOUNTED, "%s namespace in use (/dev/%s mounted); not converting",
-			    mode ? mode : "?", ns->blockdev[0] ? ns->blockdev : "?");
-		return 0;
-	}
-	if (ns->in_use[0]) {
-		set_verdict(v, PMEMRAM_REASON_BLOCKDEV_BUSY, "%s namespace in use (%s); not converting",
-			    mode ? mode : "?", ns->in_use);
-		return 0;
-	}
-
-	set_verdict(v, PMEMRAM_REASON_NONE, "convert the %s namespace to devdax (destroys its contents)", mode ? mode : "?");
-	return add_action(b, PMEMRAM_ACTION_CONVERT_NAMESPACE, v, -1, 0, claim->zone);
+	r = add_action(b, PMEMRAM_ACTION_CONVERT_NAMESPACE, v, -1, 0, claim->zone);
+	if (r >= 0)
+		strcpy(b->plan->actions[b->plan->n_actions - 1].uuid, ns->uuid);
+	return r;
 }
 
 struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)

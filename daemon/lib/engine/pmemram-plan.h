@@ -30,10 +30,12 @@ enum pmemram_ns_mode {
 	PMEMRAM_NS_RAW,
 	PMEMRAM_NS_SECTOR,
 	PMEMRAM_NS_FSDAX,
+	PMEMRAM_NS_DEVDAX, /* given to a dax device that is not enabled: a conversion cut short */
 	_PMEMRAM_NS_MODE_MAX,
 };
 
-/* A namespace that is not in devdax mode (devdax namespaces appear as dax devices). */
+/* A namespace that is not in devdax mode, or whose devdax device is not enabled (enabled ones
+ * appear as dax devices). */
 struct pmemram_observed_namespace {
 	char name[32]; /* "namespace0.0" */
 	char uuid[PMEMRAM_UUID_STRING_MAX];
@@ -72,7 +74,7 @@ struct pmemram_observed {
 /* ---- the plan ---------------------------------------------------------------------- */
 
 enum pmemram_action_type {
-	PMEMRAM_ACTION_CONVERT_NAMESPACE, /* ndctl create-namespace -f -e NS -m devdax: destroys data */
+	PMEMRAM_ACTION_CONVERT_NAMESPACE, /* raw/fsdax namespace to devdax, keeping its UUID: destroys data */
 	PMEMRAM_ACTION_DISABLE_DEVDAX,	  /* unbind device_dax */
 	PMEMRAM_ACTION_BIND_KMEM,	  /* bind kmem: the kernel adds the blocks, offline */
 	PMEMRAM_ACTION_OFFLINE_BLOCK,	  /* planned only right before ONLINE_BLOCK of the same block */
@@ -86,6 +88,7 @@ struct pmemram_action {
 	enum pmemram_action_type type;
 	char device[32]; /* dax device, or the namespace for CONVERT_NAMESPACE */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
+	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have */
 	int node;		/* target node, -1 for CONVERT_NAMESPACE */
 	unsigned long block;	/* memoryN, for *_BLOCK */
 	enum pmemram_zone zone; /* ONLINE_BLOCK: MOVABLE or NORMAL */
