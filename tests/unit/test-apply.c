@@ -33,6 +33,8 @@ struct fake {
 	bool device_lies; /* they return 0 but leave the driver link alone */
 	char knob_at_bind[32];	   /* auto_online_blocks when enable_kmem was called */
 	unsigned long probe_skips; /* a block the kernel fails to online during the bind, 0 none */
+	bool convert_stops;	   /* convert_namespace leaves the dax device disabled, -ENXIO */
+	bool convert_ignored;	   /* convert_namespace returns 0 and changes nothing */
 	char calls[16][64];
 	size_t n_calls;
 	size_t progress[16];
@@ -138,15 +140,26 @@ static int fake_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char 
 	return 0;
 }
 
-static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns)
+/* As the kernel after libndctl's steps: the namespace held by an enabled nd_dax device dax0.9,
+ * or, with f->convert_stops, held by dax0.9 not bound to its driver (enabling it failed). */
+static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns, const char *uuid)
 {
 	struct fake *f = userdata;
 	char path[96];
 
 	assert_non_null(ctx);
-	record(f, "convert %s", ns);
+	record(f, "convert %s %s", ns, uuid);
+	if (f->convert_ignored)
+		return 0;
 	snprintf(path, sizeof(path), "bus/nd/devices/%s/mode", ns);
 	assert_int_equal(fake_sysfs_write(f->env->root, path, "dax\n"), 0);
+	snprintf(path, sizeof(path), "bus/nd/devices/%s/holder", ns);
+	assert_int_equal(fake_sysfs_write(f->env->root, path, "dax0.9\n"), 0);
+	if (f->convert_stops)
+		return -ENXIO;
+	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/nd/devices/dax0.9/driver",
+					    "../../../bus/nd/drivers/nd_pmem"),
+			 0);
 	return 0;
 }
 
@@ -549,29 +562,87 @@ static void test_done_as_each_completes(void **state)
 					  "(state offline, valid_zones: Movable Normal)");
 }
 
+#define NS_UUID "6e2a3b3c-4f5d-4e6f-8a9b-0c1d2e3f4a5b"
+
 static void test_convert_namespace(void **state)
 {
 	static const struct pmemram_apply_ops no_convert = { .set_block_state = fake_set_block_state };
 	static const struct pmemram_action actions[] = {
-		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .node = -1 },
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .uuid = NS_UUID, .node = -1 },
 	};
 	struct pmemram_apply_options o = { .ops = &no_convert };
 	struct pmemram_apply_report *report = NULL;
 	struct fake *f = FAKE(state);
 
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/mode", "memory\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/uuid", NS_UUID "\n"), 0);
 	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, &o, &report), -EOPNOTSUPP);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EOPNOTSUPP,
-		      "namespace0.0: conversion to devdax failed: Operation not supported");
+		      "namespace0.0: conversion to devdax failed: Operation not supported (mode now memory)");
 	report = pmemram_apply_report_free(report);
 
+	/* Cut short: mode dax, but its dax device not enabled; the same action finishes it. */
+	f->convert_stops = true;
+	assert_int_equal(run(f, actions, 1, false, &report), -ENXIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENXIO,
+		      "namespace0.0: conversion to devdax failed: No such device or address (mode now dax)");
+	report = pmemram_apply_report_free(report);
+	f->convert_stops = false;
 	assert_int_equal(run(f, actions, 1, false, &report), 0);
-	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "namespace0.0: converted to devdax");
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0,
+		      "namespace0.0: converted to devdax (uuid " NS_UUID " kept; its former contents are gone)");
 	report = pmemram_apply_report_free(report);
 	assert_int_equal(run(f, actions, 1, false, &report), 0);
 	assert_result(report, 0, PMEMRAM_APPLY_ALREADY, 0, "namespace0.0: already devdax");
 	report = pmemram_apply_report_free(report);
-	assert_int_equal(f->n_calls, 1);
+	assert_int_equal(f->n_calls, 2);
+	assert_string_equal(f->calls[0], "convert namespace0.0 " NS_UUID);
+}
+
+/* An op that says it converted but leaves the mode as it was is caught by the re-read. */
+static void test_convert_namespace_no_effect(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .uuid = NS_UUID, .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/mode", "raw\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/uuid", NS_UUID "\n"), 0);
+	f->convert_ignored = true;
+	assert_int_equal(run(f, actions, 1, false, &report), -EIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO,
+		      "namespace0.0: conversion to devdax took no effect: mode raw");
+	report = pmemram_apply_report_free(report);
+}
+
+/* Never a namespace the claim does not name: another UUID (the name reused since the plan), or
+ * none at all, is refused before the op is called. */
+static void test_convert_namespace_other_uuid(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .uuid = NS_UUID, .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/mode", "memory\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/uuid",
+					  "11111111-2222-4333-8444-555555555555\n"),
+			 0);
+	assert_int_equal(run(f, actions, 1, false, &report), -ESTALE);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ESTALE,
+		      "namespace0.0: its UUID is '11111111-2222-4333-8444-555555555555', not the claimed " NS_UUID
+		      ": not converting");
+	report = pmemram_apply_report_free(report);
+
+	assert_int_equal(fake_sysfs_remove(f->env->root, "bus/nd/devices/namespace0.0/uuid"), 0);
+	assert_int_equal(run(f, actions, 1, false, &report), -ESTALE);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ESTALE,
+		      "namespace0.0: its UUID is '', not the claimed " NS_UUID ": not converting");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 0);
 }
 
 /* Library code logs at debug only: count the lines, fail on anything louder. */
@@ -802,6 +873,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_done_as_each_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_offline_write_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_namespace_no_effect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),

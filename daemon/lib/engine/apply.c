@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "daxctl-load.h"
+#include "lib-load.h"
 #include "pmemram-apply.h"
+#include "pmemram-observe.h"
 #include "pmemram-pagemap.h"
 #include "pmemram-private.h"
 #include "pmemram-provenance.h"
@@ -446,37 +448,69 @@ static int bind_kmem(struct run *run, const struct pmemram_action *a)
 	return r;
 }
 
-/* Destructive and rare: the op does the work; the namespace's mode must then read "dax". */
-static int convert_namespace(struct run *run, const char *ns)
+/* A namespace's mode and UUID ("" when it has none), and whether it is devdax with its dax
+ * device enabled: what a conversion is judged by. */
+static int ns_read(struct run *run, const char *ns, char *mode, size_t mode_size, char *uuid, size_t uuid_size,
+		   bool *ret_devdax)
 {
-	char path[PATH_MAX], mode[32];
+	char path[PATH_MAX];
 	int r;
 
 	r = path_printf(path, sizeof(path), ND_DIR "/%s/mode", ns);
 	if (r >= 0)
-		r = sysfs_read_string(run->ctx, path, mode, sizeof(mode));
+		r = sysfs_read_string(run->ctx, path, mode, mode_size);
 	if (r < 0)
-		return fail(run, r, "%s: cannot read its mode: %s", ns, strerror(-r));
-	if (streq(mode, "dax"))
-		return succeed(run, true, "%s: already devdax", ns);
+		return r;
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/uuid", ns);
+	if (r >= 0)
+		r = sysfs_read_string(run->ctx, path, uuid, uuid_size);
+	if (sysfs_absent(run->ctx, r))
+		uuid[0] = '\0'; /* a label-less namespace: no claim can name it */
+	else if (r < 0)
+		return r;
+	r = streq(mode, "dax") ? pmemram_namespace_holder_disabled(run->ctx, ns) : 1;
+	if (r < 0)
+		return r;
+	*ret_devdax = r == 0;
+	return 0;
+}
 
-	r = run->ops->convert_namespace ? run->ops->convert_namespace(run->ctx, run->userdata, ns) : -EOPNOTSUPP;
-	if (r < 0)
-		return fail(run, r, "%s: conversion to devdax failed: %s", ns, strerror(-r));
+/* Destructive and rare: only the namespace with the claimed UUID, which the op checks again; the
+ * namespace must then read devdax with its dax device enabled. */
+static int convert_namespace(struct run *run, const struct pmemram_action *a)
+{
+	char mode[32], uuid[64];
+	bool devdax;
+	int r, k;
 
-	r = sysfs_read_string(run->ctx, path, mode, sizeof(mode));
+	r = ns_read(run, a->device, mode, sizeof(mode), uuid, sizeof(uuid), &devdax);
 	if (r < 0)
-		return fail(run, r, "%s: cannot re-read its mode after conversion: %s", ns, strerror(-r));
-	if (!streq(mode, "dax"))
-		return fail(run, -EIO, "%s: conversion to devdax took no effect: mode %s", ns, mode);
-	return succeed(run, false, "%s: converted to devdax", ns);
+		return fail(run, r, "%s: cannot read its mode and UUID: %s", a->device, strerror(-r));
+	if (!a->uuid[0] || strcasecmp(uuid, a->uuid) != 0)
+		return fail(run, -ESTALE, "%s: its UUID is '%s', not the claimed %s: not converting", a->device, uuid,
+			    a->uuid[0] ? a->uuid : "(none)");
+	if (devdax)
+		return succeed(run, true, "%s: already devdax", a->device);
+
+	r = run->ops->convert_namespace ? run->ops->convert_namespace(run->ctx, run->userdata, a->device, a->uuid)
+					: -EOPNOTSUPP;
+	k = ns_read(run, a->device, mode, sizeof(mode), uuid, sizeof(uuid), &devdax);
+	if (k < 0)
+		return fail(run, k, "%s: cannot re-read its mode after the conversion: %s", a->device, strerror(-k));
+	if (devdax)
+		return succeed(run, r < 0, "%s: converted to devdax (uuid %s kept; its former contents are gone)",
+			       a->device, uuid);
+	if (r < 0)
+		return fail(run, r, "%s: conversion to devdax failed: %s (mode now %s)", a->device, strerror(-r), mode);
+	return fail(run, -EIO, "%s: conversion to devdax took no effect: mode %s%s", a->device, mode,
+		    streq(mode, "dax") ? ", dax device not enabled" : "");
 }
 
 static int apply_one(struct run *run, const struct pmemram_action *a)
 {
 	switch (a->type) {
 	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
-		return convert_namespace(run, a->device);
+		return convert_namespace(run, a);
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		return device_rebind(run, a->device, "device_dax", "", run->ops->disable_devdax,
 				     "disabling device_dax");
@@ -511,22 +545,12 @@ _printf_(6, 0) static void daxctl_log(struct daxctl_ctx *dctx, int priority, con
 				      const char *fn, const char *format, va_list args)
 {
 	const struct daxctl_api *api;
-	struct pmemram_ctx *ctx;
-	char msg[256];
-	size_t len;
 
 	(void)priority;
 	/* Only libdaxctl calls this, so it is loaded. */
 	if (daxctl_api_get(NULL, &api) < 0)
 		return;
-	ctx = api->get_userdata(dctx);
-	if (!ctx || pmemram_ctx_get_log_priority(ctx) < LOG_DEBUG)
-		return;
-	(void)vsnprintf(msg, sizeof(msg), format, args);
-	len = strlen(msg);
-	while (len > 0 && msg[len - 1] == '\n')
-		msg[--len] = '\0';
-	pmemram_log(ctx, LOG_DEBUG, file, line, fn, "libdaxctl: %s", msg);
+	lib_log_forward(api->get_userdata(dctx), "libdaxctl", file, line, fn, format, args);
 }
 
 static void daxctl_state_free(void *p)
@@ -644,7 +668,7 @@ static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata
 const struct pmemram_apply_ops pmemram_apply_default_ops = {
 	.disable_devdax = daxctl_disable_devdax,
 	.enable_kmem = daxctl_enable_kmem,
-	.convert_namespace = NULL, /* not implemented: a conversion fails with EOPNOTSUPP */
+	.convert_namespace = pmemram_ndctl_convert_namespace,
 	.set_block_state = pmemram_apply_write_block_state,
 	.disable_kmem = daxctl_disable_kmem,
 	.enable_devdax = daxctl_enable_devdax,

@@ -25,8 +25,10 @@ struct pmemram_apply_ops {
 	 * devices whose blocks the kernel would auto-online into another zone, and the applier may
 	 * set it to the claimed zone for the bind: see auto_online_record). */
 	int (*enable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-	/* Turn a raw/fsdax namespace into devdax, destroying its contents.  Not in the defaults. */
-	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name);
+	/* Turn a raw/fsdax namespace into devdax, destroying its contents, or finish such a conversion
+	 * cut short: pmemram_ndctl_convert_namespace().  It must refuse (-ESTALE) a namespace whose
+	 * UUID is not uuid, as the applier did on reading it. */
+	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name, const char *uuid);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
 	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
@@ -41,6 +43,21 @@ struct pmemram_apply_ops {
  * struct daxctl_ctx ** pointing to NULL: the first device operation creates a libdaxctl context
  * there, which the runner daxctl_unref()s when done. */
 extern const struct pmemram_apply_ops pmemram_apply_default_ops;
+
+/*
+ * The default convert_namespace, through libndctl; it keeps the namespace (its label and UUID,
+ * which the claim matches) and gives it to a dax device instead of destroying and recreating it as
+ * ndctl create-namespace -e does, which would give it a new UUID.  Each step is skipped when found
+ * done, so that a conversion cut short at any point is finished by the next call:
+ *   1. disable the namespace (ndctl_namespace_disable_safe: refused while its block device is open
+ *      or mounted), 2. detach its fsdax (pfn) device, 3. record devdax as its claim class,
+ *   4. attach the region's dax seed (new info-block UUID, memmap in the device, 2 MiB alignment)
+ *      and 5. enable it; the dax device writes its info block over the old one.
+ * -ESTALE when the namespace's UUID is not uuid, -EOPNOTSUPP for a sector namespace, -ENODEV when
+ * libndctl does not list it.  Ignores userdata.
+ */
+int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name,
+				    const char *uuid);
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */

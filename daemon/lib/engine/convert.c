@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A claimed namespace turned into devdax through libndctl, keeping its label and UUID: see pmemram-apply.h. */
+#include <stdio.h>
+#include <sys/random.h>
+
+#include "lib-load.h"
+#include "ndctl-load.h"
+#include "pmemram-apply.h"
+#include "pmemram-private.h"
+
+#define DEVDAX_ALIGN (2UL << 20)
+
+_printf_(6, 0) static void ndctl_log(struct ndctl_ctx *nctx, int priority, const char *file, int line, const char *fn,
+				     const char *format, va_list args)
+{
+	const struct ndctl_api *api;
+
+	(void)priority;
+	/* Only libndctl calls this, so it is loaded. */
+	if (ndctl_api_get(NULL, &api) < 0)
+		return;
+	lib_log_forward(api->get_userdata(nctx), "libndctl", file, line, fn, format, args);
+}
+
+static void uuid_format(const unsigned char *u, char *buf, size_t size)
+{
+	(void)snprintf(buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		       u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* A random (version 4) UUID, for the dax device's info block. */
+static int uuid_random(unsigned char *u)
+{
+	if (getrandom(u, 16, 0) != 16)
+		return errno > 0 ? -errno : -EIO;
+	u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
+	u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
+	return 0;
+}
+
+static struct ndctl_namespace *namespace_find(const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *name,
+					      struct ndctl_region **ret_region)
+{
+	for (struct ndctl_bus *bus = api->bus_get_first(nctx); bus; bus = api->bus_get_next(bus))
+		for (struct ndctl_region *region = api->region_get_first(bus); region;
+		     region = api->region_get_next(region))
+			for (struct ndctl_namespace *ndns = api->namespace_get_first(region); ndns;
+			     ndns = api->namespace_get_next(ndns))
+				if (streq_ptr(api->namespace_get_devname(ndns), name)) {
+					*ret_region = region;
+					return ndns;
+				}
+	return NULL;
+}
+
+/* Steps 4 and 5: the region's dax seed (unless one holds the namespace already), enabled. */
+static int dax_attach(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_region *region,
+		      struct ndctl_namespace *ndns, const char *name)
+{
+	struct ndctl_dax *dax = api->namespace_get_dax(ndns);
+	unsigned char u[16];
+	int r;
+
+	if (!dax) {
+		dax = api->region_get_dax_seed(region);
+		if (!dax)
+			return log_debug_errno(ctx, -ENXIO, "%s: its region has no dax seed", name);
+		r = uuid_random(u);
+		if (r >= 0)
+			r = api->dax_set_uuid(dax, u);
+		if (r >= 0)
+			r = api->dax_set_location(dax, NDCTL_PFN_LOC_PMEM);
+		if (r >= 0)
+			r = api->dax_set_align(dax, DEVDAX_ALIGN);
+		if (r >= 0)
+			r = api->dax_set_namespace(dax, ndns);
+		if (r < 0)
+			return log_debug_errno(ctx, r, "%s: cannot set up the dax seed: %s", name, strerror(-r));
+	}
+	r = api->dax_enable(dax);
+	if (r < 0) {
+		/* Give the seed back: the next attempt starts again from the detached namespace. */
+		(void)api->dax_set_namespace(dax, NULL);
+		return log_debug_errno(ctx, r, "%s: enabling its dax device failed: %s", name, strerror(-r));
+	}
+	return 0;
+}
+
+static int convert(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *name,
+		   const char *uuid)
+{
+	struct ndctl_region *region = NULL;
+	struct ndctl_namespace *ndns;
+	struct ndctl_dax *dax;
+	struct ndctl_pfn *pfn;
+	unsigned char u[16];
+	char have[40];
+	int r;
+
+	ndns = namespace_find(api, nctx, name, &region);
+	if (!ndns)
+		return log_debug_errno(ctx, -ENODEV, "%s: libndctl does not list it", name);
+	api->namespace_get_uuid(ndns, u);
+	uuid_format(u, have, sizeof(have));
+	if (strcasecmp(have, uuid) != 0)
+		return log_debug_errno(ctx, -ESTALE, "%s: its UUID is %s, not %s: not converting", name, have, uuid);
+	if (api->namespace_get_btt(ndns))
+		return log_debug_errno(ctx, -EOPNOTSUPP, "%s: a sector namespace: not converting", name);
+
+	dax = api->namespace_get_dax(ndns);
+	if (dax && api->dax_is_enabled(dax))
+		return 0;
+	/* 1: refused by libndctl while the block device is mounted or open (O_EXCL). */
+	if (api->namespace_is_active(ndns)) {
+		r = api->namespace_disable_safe(ndns);
+		if (r < 0)
+			return log_debug_errno(ctx, r, "%s: cannot disable it: %s", name, strerror(-r));
+	}
+	/* 2 */
+	pfn = api->namespace_get_pfn(ndns);
+	if (pfn) {
+		r = api->pfn_delete(pfn);
+		if (r < 0)
+			return log_debug_errno(ctx, r, "%s: cannot detach its fsdax device: %s", name, strerror(-r));
+	}
+	/* 3: what ndctl does too, unchecked: kernels before 4.13 lack it. */
+	(void)api->namespace_set_enforce_mode(ndns, NDCTL_NS_MODE_DEVDAX);
+	return dax_attach(ctx, api, region, ndns, name);
+}
+
+int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *namespace_name,
+				    const char *uuid)
+{
+	const struct ndctl_api *api;
+	struct ndctl_ctx *nctx;
+	int r;
+
+	if (!ctx || !namespace_name || !uuid)
+		return -EINVAL;
+	r = ndctl_api_get(ctx, &api);
+	if (r < 0)
+		return r;
+	/* A context of its own: a conversion is rare, and changes what a kept one would have listed. */
+	r = api->new_ctx(&nctx);
+	if (r < 0)
+		return log_debug_errno(ctx, r, "ndctl_new: %s", strerror(-r));
+	api->set_userdata(nctx, ctx);
+	api->set_log_fn(nctx, ndctl_log);
+	api->set_log_priority(nctx, pmemram_ctx_get_log_priority(ctx));
+	r = convert(ctx, api, nctx, namespace_name, uuid);
+	api->unref(nctx);
+	return r;
+}

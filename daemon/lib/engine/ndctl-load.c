@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libndctl through dlopen(): see ndctl-load.h. */
+#include <stddef.h>
+
+#include "lib-load.h"
+#include "ndctl-load.h"
+#include "pmemram-private.h"
+
+#define SYMBOL(field)                                              \
+	{                                                          \
+		"ndctl_" #field, offsetof(struct ndctl_api, field) \
+	}
+
+static const struct lib_symbol symbols[] = {
+	{ "ndctl_new", offsetof(struct ndctl_api, new_ctx) },
+	SYMBOL(unref),
+	SYMBOL(set_userdata),
+	SYMBOL(get_userdata),
+	SYMBOL(set_log_fn),
+	SYMBOL(set_log_priority),
+	SYMBOL(bus_get_first),
+	SYMBOL(bus_get_next),
+	SYMBOL(region_get_first),
+	SYMBOL(region_get_next),
+	SYMBOL(namespace_get_first),
+	SYMBOL(namespace_get_next),
+	SYMBOL(namespace_get_devname),
+	SYMBOL(namespace_get_uuid),
+	SYMBOL(namespace_is_active),
+	SYMBOL(namespace_disable_safe),
+	SYMBOL(namespace_set_enforce_mode),
+	SYMBOL(namespace_get_pfn),
+	SYMBOL(namespace_get_btt),
+	SYMBOL(namespace_get_dax),
+	SYMBOL(pfn_delete),
+	SYMBOL(region_get_dax_seed),
+	SYMBOL(dax_set_uuid),
+	SYMBOL(dax_set_location),
+	SYMBOL(dax_set_align),
+	SYMBOL(dax_set_namespace),
+	SYMBOL(dax_enable),
+	SYMBOL(dax_is_enabled),
+};
+
+int ndctl_api_get(struct pmemram_ctx *ctx, const struct ndctl_api **ret)
+{
+	static struct ndctl_api api;
+	static bool loaded;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	/* Failures are not remembered: a library installed meanwhile is found next time. */
+	if (!loaded) {
+		r = lib_load(ctx, NDCTL_SONAME, "libndctl6", symbols, ELEMENTSOF(symbols), &api);
+		if (r < 0)
+			return r;
+		loaded = true;
+	}
+	*ret = &api;
+	return 0;
+}
