@@ -612,7 +612,8 @@ int ctl_claim_write(const char *dir, const char *name, const char *uuid, enum pm
 
 static void claim_help(void)
 {
-	printf("Usage: %s claim [--json] [--config DIR] NAME MATCH [--online movable|normal] [--convert]\n"
+	printf("Usage: %s claim [--json] [--config DIR] NAME MATCH [--online movable|normal]\n"
+	       "       [--convert --destroy-data]\n"
 	       "       %s claim [--json] [--config DIR] --from-daxctl [FILE]\n"
 	       "\n"
 	       "Claim dax devices as system RAM: write the drop-in\n"
@@ -634,6 +635,7 @@ static void claim_help(void)
 	       "  -o --online ZONE      movable (default: can be given back) or normal\n"
 	       "     --convert          let pmemramd turn the namespace into devdax first; only with\n"
 	       "                        --uuid: this DESTROYS the namespace's contents\n"
+	       "     --destroy-data     required with --convert: you accept that\n"
 	       "     --from-daxctl [FILE]  write a claim daxctl-NAME for each [reconfigure-device NAME]\n"
 	       "                        section of FILE (default: the *.conf files of $PMEMRAM_DAXCTL_CONFIG_DIR\n"
 	       "                        or " PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "); sections with no pmemram\n"
@@ -647,7 +649,7 @@ static void claim_help(void)
 
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 {
-	enum { OPT_CONVERT = 0x100, OPT_FROM_DAXCTL };
+	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -659,6 +661,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "all-devdax", no_argument, NULL, 'a' },
 		{ "online", required_argument, NULL, 'o' },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
+		{ "destroy-data", no_argument, NULL, OPT_DESTROY_DATA },
 		{ "from-daxctl", no_argument, NULL, OPT_FROM_DAXCTL },
 		{},
 	};
@@ -669,7 +672,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 	};
 	struct claim_args a = { .match = _PMEMRAM_MATCH_MAX, .zone = PMEMRAM_ZONE_MOVABLE };
 	const char *dir = ctl_config_dir(), *name;
-	bool json = g->json, from_daxctl = false, settings = false;
+	bool json = g->json, from_daxctl = false, settings = false, destroy_data = false;
 	int c;
 
 	opterr = 0;
@@ -718,6 +721,9 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		case OPT_FROM_DAXCTL:
 			from_daxctl = true;
 			break;
+		case OPT_DESTROY_DATA:
+			destroy_data = settings = true;
+			break;
 		default:
 			return ctl_unknown_option("claim", argv);
 		}
@@ -736,7 +742,8 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		if (a.match != _PMEMRAM_MATCH_MAX || settings)
 			return ctl_usage_error("claim",
 					       "--from-daxctl takes the claims' settings from daxctl's files: "
-					       "no --uuid, --device, --region, --all-devdax, --online or --convert");
+					       "no --uuid, --device, --region, --hmem, --all-devdax, --online, --convert "
+					       "or --destroy-data");
 		if (optind + 1 < argc)
 			return ctl_usage_error("claim", "unexpected argument '%s'", argv[optind + 1]);
 		return ctl_claim_from_daxctl(dir, optind < argc ? argv[optind] : NULL, json);
@@ -765,6 +772,12 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 				       "--convert needs --uuid: converting a namespace to devdax DESTROYS its contents, "
 				       "so it is allowed only for one namespace named by its UUID, not with %s",
 				       match_options[a.match]);
+	if (a.convert && !destroy_data)
+		return ctl_usage_error("claim",
+				       "--convert DESTROYS the namespace's contents (its file system, its data): add "
+				       "--destroy-data to say that you accept that");
+	if (destroy_data && !a.convert)
+		return ctl_usage_error("claim", "--destroy-data goes with --convert only");
 
 	return do_claim(dir, name, &a, json, NULL);
 }

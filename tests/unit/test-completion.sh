@@ -124,7 +124,8 @@ checks()
 	comp pmemramctl status -
 	check "status options" -h --help -j --json
 	comp pmemramctl claim --
-	check "claim long options" --help --json --config --uuid --device --region --hmem --all-devdax --online --convert --from-daxctl
+	check "claim long options" --help --json --config --uuid --device --region --hmem --all-devdax --online --convert \
+		--destroy-data --from-daxctl
 	comp pmemramctl cache-report -
 	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --seed --accesses \
 		--zipf

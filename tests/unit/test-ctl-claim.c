@@ -206,7 +206,7 @@ static void test_claim_writes(void **state)
 	_cleanup_(closep) int fd = -1;
 
 	/* No pmemram.conf.d yet: it is made, 0755. */
-	run = RUN(state, "claim", "fast", "--uuid", UUID_UPPER, "--convert");
+	run = RUN(state, "claim", "fast", "--uuid", UUID_UPPER, "--convert", "--destroy-data");
 	assert_int_equal(run->status, 0);
 	text = read_conf(state, DROPIN("fast"));
 	assert_non_null(text);
@@ -476,6 +476,11 @@ static void test_claim_usage(void **state)
 		{ { "claim", "x", "--hmem", "node=1", "--convert" },
 		  "pmemramctl claim: --convert needs --uuid: converting a namespace to devdax DESTROYS its contents, so "
 		  "it is allowed only for one namespace named by its UUID, not with --hmem\n" },
+		{ { "claim", "x", "--uuid", UUID, "--convert" },
+		  "pmemramctl claim: --convert DESTROYS the namespace's contents (its file system, its data): add "
+		  "--destroy-data to say that you accept that\n" },
+		{ { "claim", "x", "--uuid", UUID, "--destroy-data" },
+		  "pmemramctl claim: --destroy-data goes with --convert only\n" },
 		{ { "claim", "--all-devdax" }, "pmemramctl claim: missing NAME\n" },
 		{ { "claim", "x", "--all-devdax", "--region", "region0" },
 		  "pmemramctl claim: --all-devdax and --region: a claim matches one way; give exactly one of --uuid, "
