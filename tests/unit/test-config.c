@@ -66,6 +66,7 @@ static void test_values(void **state)
 			       "online = normal\n"
 			       "[claim \"r\"]\n"
 			       "match = region:region12\n"
+			       "create = devdax\n"
 			       "[claim \"everything\"]\r\n"
 			       "match = all-devdax", /* no final newline */
 			       &c, &e),
@@ -91,6 +92,8 @@ static void test_values(void **state)
 	assert_false(claim->convert);
 
 	assert_string_equal(pmemram_config_find_claim(c, "r")->match_value, "region12");
+	assert_true(pmemram_config_find_claim(c, "r")->create);
+	assert_false(pmemram_config_find_claim(c, "dev")->create);
 	assert_int_equal(pmemram_config_find_claim(c, "everything")->match, PMEMRAM_MATCH_ALL_DEVDAX);
 	assert_null(pmemram_config_find_claim(c, "nope"));
 }
@@ -118,6 +121,10 @@ static void test_value_errors(void **state)
 		     "a.conf:2: key 'shuffle': expected 'auto', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nconvert = true\n",
 		     "a.conf:3: key 'convert': expected 'no' or 'yes', got 'true'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = region:region0\ncreate = yes\n",
+		     "a.conf:3: key 'create': expected 'devdax', got 'yes'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = region:region0\ncreate = devdax\ncreate = devdax\n",
+		     "a.conf:4: key 'create': already set at line 3");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:6e9b4c6d-1f2a-4c3b-9d8e\n",
 		     "a.conf:2: key 'match': invalid UUID (8-4-4-4-12 hex digits) '6e9b4c6d-1f2a-4c3b-9d8e'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = device:dax0\n",
@@ -255,7 +262,7 @@ static void test_syntax_errors(void **state)
 		"a.conf", "[global]\nshufle = on\n",
 		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
-		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert)");
+		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert, create)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
 	expect_error("a.conf", "[device dax0.0]\nmatch = all-devdax\n",
 		     "a.conf:1: unknown section '[device dax0.0]' (expected [global], [claim \"NAME\"] or [class "
@@ -389,7 +396,7 @@ static void test_online_at_bind(void **state)
 	expect_error("a.conf", "[global]\nonline-at-bind = yes\nonline-at-bind = no\n",
 		     "a.conf:3: key 'online-at-bind': already set at line 2");
 	expect_error("a.conf", "[claim \"c\"]\nonline-at-bind = yes\n",
-		     "a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert)");
+		     "a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert, create)");
 }
 
 static void test_promotion(void **state)
@@ -521,6 +528,12 @@ static void test_verify_errors(void **state)
 {
 	expect_error("a.conf", "[claim \"x\"]\nmatch = device:dax0.0\nconvert = yes\n",
 		     "a.conf:3: key 'convert': 'yes' needs 'match = uuid:UUID', claim 'x' has 'match = device:dax0.0' "
+		     "(a.conf:2)");
+	expect_error("a.conf", "[claim \"x\"]\ncreate = devdax\nmatch = uuid:" UUID "\n",
+		     "a.conf:2: key 'create': 'devdax' needs 'match = region:regionN', claim 'x' has 'match = uuid:" UUID
+		     "' (a.conf:3)");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\ncreate = devdax\n",
+		     "a.conf:3: key 'create': 'devdax' needs 'match = region:regionN', claim 'x' has 'match = all-devdax' "
 		     "(a.conf:2)");
 	expect_error("a.conf", "[claim \"x\"]\nonline = normal\n", "a.conf:1: claim 'x': key 'match' missing");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:" UUID "\n[claim \"y\"]\nmatch = uuid:" UUID "\n",

@@ -444,6 +444,15 @@ static void key_convert(struct parser *p, const char *key, const char *value)
 		p->claim->convert = i == 1;
 }
 
+static void key_create(struct parser *p, const char *key, const char *value)
+{
+	static const char *const create_names[] = { "devdax" };
+	int i = parse_choice(p, key, value, create_names, ELEMENTSOF(create_names));
+
+	if (i >= 0 && set_once(p, key, &p->claim->create_set))
+		p->claim->create = true;
+}
+
 static void key_online_at_bind(struct parser *p, const char *key, const char *value)
 {
 	int i = parse_choice(p, key, value, bool_names, ELEMENTSOF(bool_names));
@@ -578,6 +587,7 @@ static const struct key_def {
 	{ SECTION_CLAIM, "match", key_match },
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
+	{ SECTION_CLAIM, "create", key_create },
 	{ SECTION_CLASS, "nodes", key_nodes },
 	{ SECTION_CLASS, "mode", key_mode },
 	{ SECTION_CLASS, "protect", key_protect },
@@ -648,6 +658,7 @@ static bool add_claim(struct parser *p, const char *name)
 		.match_set.file = -1,
 		.zone_set.file = -1,
 		.convert_set.file = -1,
+		.create_set.file = -1,
 		.defined = { .file = p->file_index, .line = p->line },
 	};
 	strcpy(claims[c->n_claims].name, name);
@@ -922,6 +933,13 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 			origin_error(c, errors, a->convert_set,
 				     "key 'convert': 'yes' needs 'match = uuid:UUID', claim '%s' has 'match = %s' (%s)",
 				     a->name, m, pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
+			failed = true;
+		}
+		if (a->create && a->match != PMEMRAM_MATCH_REGION) {
+			origin_error(
+				c, errors, a->create_set,
+				"key 'create': 'devdax' needs 'match = region:regionN', claim '%s' has 'match = %s' (%s)",
+				a->name, m, pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
 			failed = true;
 		}
 

@@ -72,8 +72,9 @@ struct pmemram_claim {
 	int node;				   /* PMEMRAM_MATCH_HMEM_NODE */
 	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
 	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
+	bool create;	  /* create = devdax: a devdax namespace over the region's free space */
 	bool from_daxctl; /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
-	struct pmemram_config_origin defined, match_set, zone_set, convert_set;
+	struct pmemram_config_origin defined, match_set, zone_set, convert_set, create_set;
 };
 
 /* What became of a [reconfigure-device NAME] section of daxctl.conf.d. */
