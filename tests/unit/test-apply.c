@@ -42,6 +42,7 @@ struct fake {
 };
 
 #define FAKE(state) ((struct fake *)*(state))
+#define NS_UUID "6e2a3b3c-4f5d-4e6f-8a9b-0c1d2e3f4a5b"
 
 _printf_(2, 3) static void record(struct fake *f, const char *format, ...)
 {
@@ -163,10 +164,32 @@ static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const
 	return 0;
 }
 
+/* As the kernel after libndctl's creation: region0's seed namespace0.1 sized, named and devdax
+ * through an enabled dax0.9 (unless f->convert_ignored). */
+static int fake_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name)
+{
+	struct fake *f = userdata;
+
+	assert_non_null(ctx);
+	record(f, "create %s %s", region, name);
+	if (f->convert_ignored)
+		return 0;
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/alt_name", "%s\n", name), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/size", "1071644672\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/uuid", NS_UUID "\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/mode", "dax\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/holder", "dax0.9\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/nd/devices/dax0.9/driver",
+					    "../../../bus/nd/drivers/nd_pmem"),
+			 0);
+	return 0;
+}
+
 static const struct pmemram_apply_ops fake_ops = {
 	.disable_devdax = fake_disable_devdax,
 	.enable_kmem = fake_enable_kmem,
 	.convert_namespace = fake_convert_namespace,
+	.create_namespace = fake_create_namespace,
 	.set_block_state = fake_set_block_state,
 };
 
@@ -562,8 +585,6 @@ static void test_done_as_each_completes(void **state)
 					  "(state offline, valid_zones: Movable Normal)");
 }
 
-#define NS_UUID "6e2a3b3c-4f5d-4e6f-8a9b-0c1d2e3f4a5b"
-
 static void test_convert_namespace(void **state)
 {
 	static const struct pmemram_apply_ops no_convert = { .set_block_state = fake_set_block_state };
@@ -643,6 +664,33 @@ static void test_convert_namespace_other_uuid(void **state)
 		      "namespace0.0: its UUID is '', not the claimed " NS_UUID ": not converting");
 	report = pmemram_apply_report_free(report);
 	assert_int_equal(f->n_calls, 0);
+}
+
+/* create = devdax: made once, then found by its name; an op that does nothing is caught. */
+static void test_create_namespace(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CREATE_NAMESPACE, .device = "region0", .claim = "made", .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	f->convert_ignored = true;
+	assert_int_equal(run(f, actions, 1, false, &report), -EIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO,
+		      "region0: creating a devdax namespace named 'made' took no effect");
+	report = pmemram_apply_report_free(report);
+
+	f->convert_ignored = false;
+	assert_int_equal(run(f, actions, 1, false, &report), 0);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0, "region0: created devdax namespace namespace0.1 named 'made'");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(run(f, actions, 1, false, &report), 0);
+	assert_result(report, 0, PMEMRAM_APPLY_ALREADY, 0,
+		      "region0: already holds devdax namespace namespace0.1 named 'made'");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 2);
+	assert_string_equal(f->calls[1], "create region0 made");
 }
 
 /* Library code logs at debug only: count the lines, fail on anything louder. */
@@ -875,6 +923,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_no_effect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),

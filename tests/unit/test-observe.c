@@ -109,6 +109,38 @@ static void test_namespaces_devdax_disabled(void **state)
 	assert_int_equal(pmemram_namespace_holder_disabled(ENV(state)->ctx, "namespace3.0"), 0);
 }
 
+/* Regions' largest free extent (available_size without max_available_extent), namespaces' names. */
+static void test_regions_and_names(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_region *regions = NULL;
+	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
+	struct pmemram_observed_dax d = { .dax.name = "dax1.0" };
+	size_t n;
+
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region0/max_available_extent", "0\n"), 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region1/max_available_extent", "%d\n",
+					  256 << 20),
+			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region2/available_size", "%d\n", 64 << 20),
+			 0);
+	assert_int_equal(pmemram_regions_read(ENV(state)->ctx, &regions, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(regions[0].name, "region0");
+	assert_int_equal(regions[0].available, 0);
+	assert_int_equal(regions[1].available, 256 * MiB);
+	assert_int_equal(regions[2].available, 64 * MiB);
+	assert_int_equal(regions[3].available, 0); /* neither attribute */
+
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace1.0/alt_name", "made\n"), 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace3.0/alt_name", "raw-one\n"), 0);
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.ns_name, "made");
+	assert_int_equal(pmemram_namespaces_read(ENV(state)->ctx, &ns, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(ns[0].alt_name, ""); /* namespace2.0 has none */
+	assert_string_equal(ns[1].alt_name, "raw-one");
+}
+
 static void test_no_nd_bus(void **state)
 {
 	_cleanup_(freep) struct pmemram_observed_namespace *ns = NULL;
@@ -374,6 +406,7 @@ int main(void)
 		FAKE_TEST(test_namespaces, fake_env_setup_hmat),
 		FAKE_TEST(test_namespaces_variants, fake_env_setup_hmat),
 		FAKE_TEST(test_namespaces_devdax_disabled, fake_env_setup_hmat),
+		FAKE_TEST(test_regions_and_names, fake_env_setup_hmat),
 		FAKE_TEST(test_no_nd_bus, fake_env_setup_stock),
 		FAKE_TEST(test_observe, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),

@@ -29,6 +29,7 @@ struct world {
 	struct pmemram_memblock blocks[64];
 	struct pmemram_observed_dax devices[4];
 	struct pmemram_observed_namespace namespaces[2];
+	struct pmemram_observed_region regions[2];
 	struct pmemram_observed o;
 };
 
@@ -83,6 +84,7 @@ static void world_init(struct world *w)
 		.blocks = w->blocks,
 		.devices = w->devices,
 		.namespaces = w->namespaces,
+		.regions = w->regions,
 	};
 	add_blocks(w, 0, 8, PMEMRAM_BLOCK_ONLINE, PMEMRAM_ZONE_NORMAL, 0);
 }
@@ -187,6 +189,12 @@ static void apply(struct world *w, const struct pmemram_action *a)
 		assert_string_equal(w->namespaces[0].name, a->device);
 		add_dax(w, "dax0.0", w->namespaces[0].uuid, PMEMRAM_DAX_DEVDAX, START, SIZE);
 		w->o.n_namespaces = 0;
+		break;
+	case PMEMRAM_ACTION_CREATE_NAMESPACE:
+		/* The free space stays as it was: only the name keeps a second one from being made. */
+		assert_string_equal(a->device, "region0");
+		d = add_dax(w, "dax0.0", UUID2, PMEMRAM_DAX_DEVDAX, START, SIZE);
+		strcpy(d->ns_name, a->claim);
 		break;
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		d = find_dax(w, a->device);
@@ -762,6 +770,88 @@ static void test_namespaces(void **state)
 		       "fsdax namespace in use (/dev/pmem0 held by dm-0); not converting");
 }
 
+#define CLAIM_CREATE "[claim \"made\"]\nmatch = region:region0\ncreate = devdax\n"
+
+/* create = devdax: one namespace over the free space, onlined by the same claim, and never a
+ * second one, though the region still shows free space. */
+static void test_create(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	w.o.n_regions = 2;
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 1022 * MiB };
+	w.regions[1] = (struct pmemram_observed_region){ .name = "region1", .available = 1022 * MiB };
+	p = plan(&w, CLAIM_CREATE);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
+	assert_string_equal(p->actions[0].claim, "made");
+	assert_int_equal(p->n_verdicts, 1);
+	assert_string_equal(p->verdicts[0].device, "region0");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "create a devdax namespace 'made' over the region's 1022 MiB of free space");
+	p = pmemram_plan_free(p);
+
+	/* create, then disable device_dax, bind kmem and online its 7 blocks */
+	assert_int_equal(converge(&w, CLAIM_CREATE), 1 + 2 + (END - FIRST));
+	assert_string_equal(w.devices[0].ns_name, "made");
+	assert_int_equal(converge(&w, CLAIM_CREATE), 0);
+
+	/* Without create, a region claim makes nothing. */
+	world_init(&w);
+	w.o.n_regions = 1;
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 1022 * MiB };
+	p = plan(&w, "[claim \"r\"]\nmatch = region:region0\n");
+	assert_int_equal(p->n_actions, 0);
+	assert_int_equal(p->n_verdicts, 0);
+}
+
+/* Too little free space: refused, nothing made. */
+static void test_create_too_small(void **state)
+{
+	struct world w;
+
+	world_init(&w);
+	w.o.n_regions = 1;
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 64 * MiB };
+	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
+		       "create = devdax: 64 MiB free, less than one 128 MiB memory block; no namespace created");
+}
+
+/* A creation cut short leaves a namespace named after the claim that is not devdax yet: it is
+ * finished by converting it (by its UUID), and no other is made.  Another name is not the claim's. */
+static void test_create_unfinished(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	w.o.n_regions = 1;
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+	w.o.n_namespaces = 1;
+	w.namespaces[0] = (struct pmemram_observed_namespace){ .name = "namespace0.0",
+							       .uuid = UUID,
+							       .region = "region0",
+							       .alt_name = "made",
+							       .mode = PMEMRAM_NS_DEVDAX,
+							       .size = SIZE };
+	p = plan(&w, CLAIM_CREATE);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
+	assert_string_equal(p->actions[0].uuid, UUID);
+	assert_string_equal(p->actions[0].claim, "made");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "finish the conversion to devdax: enable its dax device (destroys its contents)");
+	p = pmemram_plan_free(p);
+
+	strcpy(w.namespaces[0].alt_name, "someone-else");
+	w.namespaces[0].mode = PMEMRAM_NS_FSDAX;
+	p = plan(&w, CLAIM_CREATE);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
+}
+
 /* The action names the claimed UUID, and only that namespace is converted. */
 static void test_namespace_convert_only_claimed(void **state)
 {
@@ -921,6 +1011,9 @@ int main(void)
 		cmocka_unit_test(test_precedence_daxctl),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_namespace_convert_only_claimed),
+		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_create_too_small),
+		cmocka_unit_test(test_create_unfinished),
 		cmocka_unit_test(test_namespace_sector_and_unfinished),
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_refusals),

@@ -93,6 +93,23 @@ static int read_ns_identity(struct pmemram_ctx *ctx, const char *ns, char *uuid,
 	return copy_span(uuid, uuid_size, buf, strlen(buf));
 }
 
+/* A namespace's label name (alt_name); "" when it has none or no labels. */
+static int read_ns_alt_name(struct pmemram_ctx *ctx, const char *ns, char *buf, size_t size)
+{
+	char path[96], name[SYSFS_ATTR_MAX];
+	int r;
+
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/alt_name", ns);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(ctx, path, name, sizeof(name));
+	if (sysfs_absent(ctx, r))
+		name[0] = '\0';
+	else if (r < 0)
+		return r;
+	return copy_span(buf, size, name, strnlen(name, size - 1));
+}
+
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d)
 {
 	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "", info[64];
@@ -120,6 +137,12 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 	strcpy(d->uuid, uuid);
 	strcpy(d->region, region);
 	(void)copy_span(d->namespace, sizeof(d->namespace), ns, strlen(ns));
+	d->ns_name[0] = '\0';
+	if (ns[0]) {
+		r = read_ns_alt_name(ctx, ns, d->ns_name, sizeof(d->ns_name));
+		if (r < 0)
+			return r;
+	}
 
 	/* The nd_dax device's own uuid is its info block's, the one ndctl list -N prints. */
 	d->info_uuid[0] = '\0';
@@ -223,6 +246,9 @@ static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmem
 	r = read_ns_identity(ctx, name, ns.uuid, sizeof(ns.uuid), ns.region, sizeof(ns.region));
 	if (r < 0)
 		return r;
+	r = read_ns_alt_name(ctx, name, ns.alt_name, sizeof(ns.alt_name));
+	if (r < 0)
+		return r;
 
 	/* The disk hangs below the claiming pfn/btt device, or the namespace itself when raw. */
 	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, "holder"), buf, sizeof(buf));
@@ -270,5 +296,58 @@ int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_nam
 	log_debug(ctx, "%zu namespaces not in devdax mode", n);
 	*ret = TAKE_PTR(list);
 	*ret_n = n;
+	return 0;
+}
+
+/* One region's largest free extent; 0 when it is not a pmem region with labels (no available_size). */
+static int read_region(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_region *ret)
+{
+	char path[96];
+	int r;
+
+	if (strlen(name) >= sizeof(ret->name))
+		return log_debug_errno(ctx, -EINVAL, "unexpected region name %s", name);
+	strcpy(ret->name, name);
+	/* max_available_extent (4.19+): a namespace takes one contiguous extent. */
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/max_available_extent", name);
+	if (r >= 0)
+		r = sysfs_read_u64(ctx, path, &ret->available);
+	if (!sysfs_absent(ctx, r))
+		return r < 0 ? r : 0;
+	r = path_printf(path, sizeof(path), ND_DIR "/%s/available_size", name);
+	if (r >= 0)
+		r = sysfs_read_u64(ctx, path, &ret->available);
+	if (sysfs_absent(ctx, r)) {
+		ret->available = 0;
+		return 0;
+	}
+	return r < 0 ? r : 0;
+}
+
+int pmemram_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_region **ret, size_t *ret_n)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	_cleanup_(freep) struct pmemram_observed_region *list = NULL;
+	int r;
+
+	if (!ctx || !ret || !ret_n)
+		return -EINVAL;
+	r = sysfs_dir_read(ctx, ND_DIR, "region", PMEMRAM_MAX_NAMESPACES, &dir);
+	if (sysfs_absent(ctx, r))
+		dir.n = 0;
+	else if (r < 0)
+		return r;
+	if (dir.n > 0) {
+		list = calloc(dir.n, sizeof(*list));
+		if (!list)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < dir.n; i++) {
+		r = read_region(ctx, dir.names[i], &list[i]);
+		if (r < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(list);
+	*ret_n = dir.n;
 	return 0;
 }

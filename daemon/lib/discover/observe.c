@@ -11,6 +11,7 @@ struct pmemram_observation *pmemram_observation_free(struct pmemram_observation 
 	pmemram_dax_list_free(o->dax);
 	free(o->devices);
 	free(o->namespaces);
+	free(o->regions);
 	free(o);
 	return NULL;
 }
@@ -135,6 +136,11 @@ int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **r
 	if (r < 0)
 		return r;
 	v->namespaces = o->namespaces;
+
+	r = pmemram_regions_read(ctx, &o->regions, &v->n_regions);
+	if (r < 0)
+		return r;
+	v->regions = o->regions;
 
 	r = pmemram_udev_rules_read(ctx, &v->udev);
 	if (r < 0)

@@ -97,6 +97,10 @@ int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax,
 /* The same for a device already observed with its namespace: reads nothing. */
 int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size);
 
+/* Every NVDIMM region (bus/nd/devices/regionN) with its largest free extent, for create =
+ * devdax; none without the nd bus. */
+int pmemram_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_region **ret, size_t *ret_n);
+
 /* 1 when the namespace's holder (its pfn, btt or nd_dax device, "dax0.1") is not bound to its
  * driver: for a devdax namespace, a conversion stopped before its dax device was enabled.  0 when
  * it is bound, or when the namespace has no holder. */
@@ -139,6 +143,7 @@ struct pmemram_observation {
 	struct pmemram_dax_list *dax;
 	struct pmemram_observed_dax *devices;
 	struct pmemram_observed_namespace *namespaces;
+	struct pmemram_observed_region *regions;
 	size_t n_unreadable_processes; /* see pmemram_users_scan() */
 	bool users_scanned;	       /* mapped/mounted filled in (pmemram_observation_scan_users()) */
 };

@@ -506,11 +506,89 @@ static int convert_namespace(struct run *run, const struct pmemram_action *a)
 		    streq(mode, "dax") ? ", dax device not enabled" : "");
 }
 
+/* The namespace of region ("region0") with a size and the label name name: 1 and its name in buf,
+ * 0 when there is none. */
+static int ns_find_named(struct run *run, const char *region, const char *name, char *buf, size_t size)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	char prefix[48], path[PATH_MAX], alt[SYSFS_ATTR_MAX];
+	uint64_t ns_size;
+	int r;
+
+	if (strncmp(region, "region", strlen("region")) != 0)
+		return -EINVAL;
+	r = path_printf(prefix, sizeof(prefix), "namespace%s.", region + strlen("region"));
+	if (r >= 0)
+		r = sysfs_dir_read(run->ctx, ND_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < dir.n; i++) {
+		r = path_printf(path, sizeof(path), ND_DIR "/%s/alt_name", dir.names[i]);
+		if (r >= 0)
+			r = sysfs_read_string(run->ctx, path, alt, sizeof(alt));
+		if (sysfs_absent(run->ctx, r) || (r >= 0 && !streq(alt, name)))
+			continue;
+		if (r >= 0)
+			r = path_printf(path, sizeof(path), ND_DIR "/%s/size", dir.names[i]);
+		if (r >= 0)
+			r = sysfs_read_u64(run->ctx, path, &ns_size);
+		if (r < 0)
+			return r;
+		if (ns_size > 0) /* a seed named before its size was set is not one yet */
+			return copy_span(buf, size, dir.names[i], strlen(dir.names[i])) < 0 ? -ENAMETOOLONG : 1;
+	}
+	return 0;
+}
+
+/* Whether the region holds the claim's namespace, devdax with its dax device enabled. */
+static int created_read(struct run *run, const struct pmemram_action *a, char *ns, size_t size, bool *ret_devdax)
+{
+	char mode[32], uuid[64];
+	int r;
+
+	*ret_devdax = false;
+	r = ns_find_named(run, a->device, a->claim, ns, size);
+	if (r <= 0)
+		return r;
+	return ns_read(run, ns, mode, sizeof(mode), uuid, sizeof(uuid), ret_devdax);
+}
+
+/* One devdax namespace named after the claim over the region's free space, once: a namespace by
+ * that name, whatever its state, is the claim's (its conversion finishes it). */
+static int create_namespace(struct run *run, const struct pmemram_action *a)
+{
+	char ns[32] = "";
+	bool devdax;
+	int r, k;
+
+	r = created_read(run, a, ns, sizeof(ns), &devdax);
+	if (r < 0)
+		return fail(run, r, "%s: cannot read its namespaces: %s", a->device, strerror(-r));
+	if (devdax)
+		return succeed(run, true, "%s: already holds devdax namespace %s named '%s'", a->device, ns, a->claim);
+
+	r = run->ops->create_namespace ? run->ops->create_namespace(run->ctx, run->userdata, a->device, a->claim)
+				       : -EOPNOTSUPP;
+	k = created_read(run, a, ns, sizeof(ns), &devdax);
+	if (k < 0)
+		return fail(run, k, "%s: cannot re-read its namespaces after creating one: %s", a->device,
+			    strerror(-k));
+	if (devdax)
+		return succeed(run, r < 0, "%s: created devdax namespace %s named '%s'", a->device, ns, a->claim);
+	if (r < 0)
+		return fail(run, r, "%s: creating a devdax namespace named '%s' failed: %s", a->device, a->claim,
+			    strerror(-r));
+	return fail(run, -EIO, "%s: creating a devdax namespace named '%s' took no effect%s%s", a->device, a->claim,
+		    ns[0] ? ": not devdax yet: " : "", ns);
+}
+
 static int apply_one(struct run *run, const struct pmemram_action *a)
 {
 	switch (a->type) {
 	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
 		return convert_namespace(run, a);
+	case PMEMRAM_ACTION_CREATE_NAMESPACE:
+		return create_namespace(run, a);
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		return device_rebind(run, a->device, "device_dax", "", run->ops->disable_devdax,
 				     "disabling device_dax");
@@ -669,6 +747,7 @@ const struct pmemram_apply_ops pmemram_apply_default_ops = {
 	.disable_devdax = daxctl_disable_devdax,
 	.enable_kmem = daxctl_enable_kmem,
 	.convert_namespace = pmemram_ndctl_convert_namespace,
+	.create_namespace = pmemram_ndctl_create_namespace,
 	.set_block_state = pmemram_apply_write_block_state,
 	.disable_kmem = daxctl_disable_kmem,
 	.enable_devdax = daxctl_enable_devdax,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A claimed namespace turned into devdax through libndctl, keeping its label and UUID: see pmemram-apply.h. */
+/* Namespaces made devdax through libndctl: a claimed one converted keeping its UUID, or one created: see pmemram-apply.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <sys/random.h>
 
@@ -28,7 +29,7 @@ static void uuid_format(const unsigned char *u, char *buf, size_t size)
 		       u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* A random (version 4) UUID, for the dax device's info block. */
+/* A random (version 4) UUID, for a dax device's info block or a created namespace's label. */
 static int uuid_random(unsigned char *u)
 {
 	if (getrandom(u, 16, 0) != 16)
@@ -86,24 +87,14 @@ static int dax_attach(struct pmemram_ctx *ctx, const struct ndctl_api *api, stru
 	return 0;
 }
 
-static int convert(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *name,
-		   const char *uuid)
+/* Steps 1 to 5 for a namespace known to be the one wanted. */
+static int devdax_finish(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_region *region,
+			 struct ndctl_namespace *ndns, const char *name)
 {
-	struct ndctl_region *region = NULL;
-	struct ndctl_namespace *ndns;
 	struct ndctl_dax *dax;
 	struct ndctl_pfn *pfn;
-	unsigned char u[16];
-	char have[40];
 	int r;
 
-	ndns = namespace_find(api, nctx, name, &region);
-	if (!ndns)
-		return log_debug_errno(ctx, -ENODEV, "%s: libndctl does not list it", name);
-	api->namespace_get_uuid(ndns, u);
-	uuid_format(u, have, sizeof(have));
-	if (strcasecmp(have, uuid) != 0)
-		return log_debug_errno(ctx, -ESTALE, "%s: its UUID is %s, not %s: not converting", name, have, uuid);
 	if (api->namespace_get_btt(ndns))
 		return log_debug_errno(ctx, -EOPNOTSUPP, "%s: a sector namespace: not converting", name);
 
@@ -128,26 +119,122 @@ static int convert(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct 
 	return dax_attach(ctx, api, region, ndns, name);
 }
 
-int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *namespace_name,
-				    const char *uuid)
+static int convert(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *name,
+		   const char *uuid)
+{
+	struct ndctl_region *region = NULL;
+	struct ndctl_namespace *ndns;
+	unsigned char u[16];
+	char have[40];
+
+	ndns = namespace_find(api, nctx, name, &region);
+	if (!ndns)
+		return log_debug_errno(ctx, -ENODEV, "%s: libndctl does not list it", name);
+	api->namespace_get_uuid(ndns, u);
+	uuid_format(u, have, sizeof(have));
+	if (strcasecmp(have, uuid) != 0)
+		return log_debug_errno(ctx, -ESTALE, "%s: its UUID is %s, not %s: not converting", name, have, uuid);
+	return devdax_finish(ctx, api, region, ndns, name);
+}
+
+/* A namespace of the region named name with a size (a creation under way or done), or NULL. */
+static struct ndctl_namespace *namespace_named(const struct ndctl_api *api, struct ndctl_region *region,
+					       const char *name)
+{
+	for (struct ndctl_namespace *ndns = api->namespace_get_first(region); ndns;
+	     ndns = api->namespace_get_next(ndns))
+		if (api->namespace_get_size(ndns) > 0 && streq_ptr(api->namespace_get_alt_name(ndns), name))
+			return ndns;
+	return NULL;
+}
+
+/* The region's largest free extent, aligned down as the kernel wants a namespace's size. */
+static unsigned long long create_size(const struct ndctl_api *api, struct ndctl_region *region)
+{
+	unsigned long long size = api->region_get_max_available_extent(region), align;
+	unsigned long region_align = api->region_get_align(region);
+	unsigned ways = api->region_get_interleave_ways(region);
+
+	align = DEVDAX_ALIGN * (ways > 0 ? ways : 1);
+	if (region_align != ULONG_MAX && region_align > align)
+		align = region_align;
+	return size == ULLONG_MAX ? 0 : size / align * align;
+}
+
+static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *region_name,
+		  const char *name)
+{
+	struct ndctl_region *region = NULL;
+	struct ndctl_namespace *ndns;
+	unsigned long long size;
+	unsigned char u[16];
+	int r;
+
+	for (struct ndctl_bus *bus = api->bus_get_first(nctx); bus && !region; bus = api->bus_get_next(bus))
+		for (region = api->region_get_first(bus); region; region = api->region_get_next(region))
+			if (streq_ptr(api->region_get_devname(region), region_name))
+				break;
+	if (!region)
+		return log_debug_errno(ctx, -ENODEV, "%s: libndctl does not list it", region_name);
+	ndns = namespace_named(api, region, name);
+	if (ndns)
+		return devdax_finish(ctx, api, region, ndns, api->namespace_get_devname(ndns));
+
+	size = create_size(api, region);
+	if (size < PMEMRAM_CREATE_MIN)
+		return log_debug_errno(ctx, -ENOSPC, "%s: free extent of %llu bytes, too small for a namespace",
+				       region_name, size);
+	ndns = api->region_get_namespace_seed(region);
+	if (!ndns)
+		return log_debug_errno(ctx, -ENXIO, "%s: no namespace seed", region_name);
+	/* Cut short here, the seed keeps no size and is not this claim's yet: all is set again. */
+	r = uuid_random(u);
+	if (r >= 0)
+		r = api->namespace_set_uuid(ndns, u);
+	if (r >= 0)
+		r = api->namespace_set_alt_name(ndns, name);
+	if (r >= 0)
+		r = api->namespace_set_size(ndns, size);
+	if (r < 0)
+		return log_debug_errno(ctx, r, "%s: cannot set up namespace seed %s: %s", region_name,
+				       api->namespace_get_devname(ndns), strerror(-r));
+	return devdax_finish(ctx, api, region, ndns, api->namespace_get_devname(ndns));
+}
+
+typedef int (*ndctl_job)(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *a,
+			 const char *b);
+
+/* A libndctl context of its own for each job: they are rare, and change what a kept one listed. */
+static int with_ndctl(struct pmemram_ctx *ctx, ndctl_job job, const char *a, const char *b)
 {
 	const struct ndctl_api *api;
 	struct ndctl_ctx *nctx;
 	int r;
 
-	if (!ctx || !namespace_name || !uuid)
+	if (!ctx || !a || !b)
 		return -EINVAL;
 	r = ndctl_api_get(ctx, &api);
 	if (r < 0)
 		return r;
-	/* A context of its own: a conversion is rare, and changes what a kept one would have listed. */
 	r = api->new_ctx(&nctx);
 	if (r < 0)
 		return log_debug_errno(ctx, r, "ndctl_new: %s", strerror(-r));
 	api->set_userdata(nctx, ctx);
 	api->set_log_fn(nctx, ndctl_log);
 	api->set_log_priority(nctx, pmemram_ctx_get_log_priority(ctx));
-	r = convert(ctx, api, nctx, namespace_name, uuid);
+	r = job(ctx, api, nctx, a, b);
 	api->unref(nctx);
 	return r;
+}
+
+int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *namespace_name,
+				    const char *uuid)
+{
+	return with_ndctl(ctx, convert, namespace_name, uuid);
+}
+
+int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *region,
+				   const char *name)
+{
+	return with_ndctl(ctx, create, region, name);
 }

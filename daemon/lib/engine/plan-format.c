@@ -28,6 +28,11 @@ char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t 
 	case PMEMRAM_ACTION_CONVERT_NAMESPACE:
 		snprintf(buf, size, "%s: convert to devdax, DESTROYING ALL ITS DATA (uuid %s)", a->device, a->uuid);
 		break;
+	case PMEMRAM_ACTION_CREATE_NAMESPACE:
+		snprintf(buf, size,
+			 "%s: create devdax namespace '%s' over all its free space, DESTROYING ANY DATA THERE",
+			 a->device, a->claim);
+		break;
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		snprintf(buf, size, "%s: disable device_dax", a->device);
 		break;
@@ -128,11 +133,12 @@ static struct json_object *action_to_json(const struct pmemram_action *a)
 		  json_add(o, "device", json_object_new_string(a->device)) &&
 		  json_add(o, "claim", json_object_new_string(a->claim));
 
-	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE)
+	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE && a->type != PMEMRAM_ACTION_CREATE_NAMESPACE)
 		ok = json_add(o, "node", json_object_new_int(a->node));
 	if (ok && a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE)
-		ok = json_add(o, "uuid", json_object_new_string(a->uuid)) &&
-		     json_add(o, "destroys_data", json_object_new_boolean(true));
+		ok = json_add(o, "uuid", json_object_new_string(a->uuid));
+	if (ok && (a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE || a->type == PMEMRAM_ACTION_CREATE_NAMESPACE))
+		ok = json_add(o, "destroys_data", json_object_new_boolean(true));
 	if (ok && (a->type == PMEMRAM_ACTION_OFFLINE_BLOCK || a->type == PMEMRAM_ACTION_ONLINE_BLOCK))
 		ok = json_add(o, "block", json_object_new_uint64(a->block)) &&
 		     json_add(o, "zone", json_object_new_string(pmemram_config_online_to_string(a->zone)));

@@ -16,6 +16,7 @@ static const char *const action_names[_PMEMRAM_ACTION_TYPE_MAX] = {
 	[PMEMRAM_ACTION_ONLINE_BLOCK] = "online-block",
 	[PMEMRAM_ACTION_UNBIND_KMEM] = "unbind-kmem",
 	[PMEMRAM_ACTION_BIND_DEVDAX] = "bind-devdax",
+	[PMEMRAM_ACTION_CREATE_NAMESPACE] = "create-namespace",
 };
 
 static const char *const verdict_names[_PMEMRAM_VERDICT_MAX] = {
@@ -465,16 +466,19 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const struct pmemram_observed_namespace *ns,
 				      const char *mode, char *text, size_t size)
 {
+	/* A namespace a create = devdax claim made (named after it) and left unfinished is its own. */
+	bool convert = claim->convert || claim->create;
+
 	if (ns->mode == PMEMRAM_NS_SECTOR) {
 		snprintf(text, size, "namespace is in sector mode; pmemram converts only raw and fsdax namespaces");
 		return PMEMRAM_REASON_NAMESPACE_MODE;
 	}
-	if (!claim->convert && ns->mode == PMEMRAM_NS_DEVDAX) {
+	if (!convert && ns->mode == PMEMRAM_NS_DEVDAX) {
 		snprintf(text, size,
 			 "devdax namespace whose dax device is not enabled; 'convert = yes' lets pmemram enable it");
 		return PMEMRAM_REASON_NAMESPACE_MODE;
 	}
-	if (!claim->convert) {
+	if (!convert) {
 		snprintf(text, size,
 			 "namespace is in %s mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)",
 			 mode);
@@ -496,7 +500,20 @@ static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const s
 	return PMEMRAM_REASON_NONE;
 }
 
-/* Namespaces are only ever claimed by UUID; unclaimed ones are not listed, nor converted. */
+/* Whether the claim has create = devdax for this region. */
+static bool creates_in(const struct pmemram_claim *c, const char *region)
+{
+	return c->create && c->match == PMEMRAM_MATCH_REGION && streq(c->match_value, region);
+}
+
+/* Whether a create = devdax claim made the namespace: in its region, named after it. */
+static bool created_by(const struct pmemram_claim *c, const char *region, const char *name)
+{
+	return creates_in(c, region) && streq(c->name, name);
+}
+
+/* Namespaces are claimed by UUID, or by the create = devdax claim that made them (a creation cut
+ * short); unclaimed ones are not listed, nor converted. */
 static int plan_namespace(struct builder *b, const struct pmemram_observed_namespace *ns)
 {
 	const struct pmemram_config *c = b->config;
@@ -511,6 +528,9 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		if (c->claims[i].match == PMEMRAM_MATCH_UUID && ns->uuid[0] &&
 		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
 			claim = &c->claims[i];
+	for (size_t i = 0; i < c->n_claims && !claim && ns->uuid[0]; i++)
+		if (created_by(&c->claims[i], ns->region, ns->alt_name))
+			claim = &c->claims[i];
 	if (!claim)
 		return 0;
 
@@ -523,6 +543,47 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 	if (r >= 0)
 		strcpy(b->plan->actions[b->plan->n_actions - 1].uuid, ns->uuid);
 	return r;
+}
+
+/* Whether the region holds a namespace the claim created: a dax device or a namespace named after it. */
+static bool region_has_created(const struct pmemram_observed *o, const struct pmemram_claim *claim, const char *region)
+{
+	for (size_t i = 0; i < o->n_devices; i++)
+		if (streq(o->devices[i].region, region) && streq(o->devices[i].ns_name, claim->name))
+			return true;
+	for (size_t i = 0; i < o->n_namespaces; i++)
+		if (streq(o->namespaces[i].region, region) && streq(o->namespaces[i].alt_name, claim->name))
+			return true;
+	return false;
+}
+
+/* create = devdax: one namespace named after the claim over the region's largest free extent,
+ * unless the region holds it already (whatever its state: plan_namespace() finishes it). */
+static int plan_region(struct builder *b, const struct pmemram_observed_region *r)
+{
+	const struct pmemram_config *c = b->config;
+	const struct pmemram_claim *claim = NULL;
+	struct pmemram_device_verdict *v;
+	char size[32], bs[32];
+
+	for (size_t i = 0; i < c->n_claims && !claim; i++)
+		if (creates_in(&c->claims[i], r->name))
+			claim = &c->claims[i];
+	if (!claim || region_has_created(b->observed, claim, r->name))
+		return 0;
+
+	v = add_verdict(b, r->name, claim);
+	v->matched_by = "region";
+	pmemram_format_size(r->available, size, sizeof(size));
+	if (r->available < b->observed->block_size || r->available < PMEMRAM_CREATE_MIN) {
+		set_verdict(v, PMEMRAM_REASON_TOO_SMALL,
+			    "create = devdax: %s free, less than one %s memory block; no namespace created", size,
+			    pmemram_format_size(b->observed->block_size, bs, sizeof(bs)));
+		return 0;
+	}
+	set_verdict(v, PMEMRAM_REASON_NONE, "create a devdax namespace '%s' over the region's %s of free space",
+		    claim->name, size);
+	return add_action(b, PMEMRAM_ACTION_CREATE_NAMESPACE, v, -1, 0, claim->zone);
 }
 
 struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)
@@ -540,12 +601,14 @@ static bool observed_is_valid(const struct pmemram_observed *o)
 {
 	if (o->block_size == 0 || (o->block_size & (o->block_size - 1)) != 0)
 		return false;
-	if ((o->n_blocks && !o->blocks) || (o->n_devices && !o->devices) || (o->n_namespaces && !o->namespaces))
+	if ((o->n_blocks && !o->blocks) || (o->n_devices && !o->devices) || (o->n_namespaces && !o->namespaces) ||
+	    (o->n_regions && !o->regions))
 		return false;
 	for (size_t i = 1; i < o->n_blocks; i++)
 		if (o->blocks[i - 1].id >= o->blocks[i].id)
 			return false;
-	return o->n_devices <= PMEMRAM_MAX_DAX_DEVICES && o->n_namespaces <= PMEMRAM_MAX_DAX_DEVICES;
+	return o->n_devices <= PMEMRAM_MAX_DAX_DEVICES && o->n_namespaces <= PMEMRAM_MAX_DAX_DEVICES &&
+	       o->n_regions <= PMEMRAM_MAX_DAX_DEVICES;
 }
 
 int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemram_observed *observed,
@@ -563,8 +626,9 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 	used = calloc(config->n_claims + 1, sizeof(*used));
 	if (!plan || !used)
 		return -ENOMEM;
-	if (observed->n_devices + observed->n_namespaces > 0) {
-		plan->verdicts = calloc(observed->n_devices + observed->n_namespaces, sizeof(*plan->verdicts));
+	if (observed->n_devices + observed->n_namespaces + observed->n_regions > 0) {
+		plan->verdicts = calloc(observed->n_devices + observed->n_namespaces + observed->n_regions,
+					sizeof(*plan->verdicts));
 		if (!plan->verdicts)
 			return -ENOMEM;
 	}
@@ -577,6 +641,11 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 	}
 	for (size_t i = 0; i < observed->n_namespaces; i++) {
 		r = plan_namespace(&b, &observed->namespaces[i]);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < observed->n_regions; i++) {
+		r = plan_region(&b, &observed->regions[i]);
 		if (r < 0)
 			return r;
 	}

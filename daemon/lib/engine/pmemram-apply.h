@@ -29,6 +29,9 @@ struct pmemram_apply_ops {
 	 * cut short: pmemram_ndctl_convert_namespace().  It must refuse (-ESTALE) a namespace whose
 	 * UUID is not uuid, as the applier did on reading it. */
 	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name, const char *uuid);
+	/* Create a devdax namespace with the label name name over the region's largest free extent:
+	 * pmemram_ndctl_create_namespace(). */
+	int (*create_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
 	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
@@ -58,6 +61,16 @@ extern const struct pmemram_apply_ops pmemram_apply_default_ops;
  */
 int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name,
 				    const char *uuid);
+
+/*
+ * The default create_namespace, through libndctl, for create = devdax: a namespace of region with
+ * the label name name (a claim's name, which is how pmemram recognises it afterwards), a random
+ * UUID, the size of the region's largest free extent aligned down to 2 MiB times its interleave
+ * ways (and to the region's own alignment), then devdax as in a conversion.  A namespace of the
+ * region with that name and a size already is finished instead of making another.  -ENOSPC when
+ * the extent is smaller than PMEMRAM_CREATE_MIN, -ENODEV when libndctl does not list the region.
+ */
+int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name);
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */

@@ -11,6 +11,8 @@
 #include "pmemram.h"
 
 #define PMEMRAM_PLAN_TEXT_MAX 256
+/* The smallest namespace the kernel makes with an info block (nd_namespace_store()). */
+#define PMEMRAM_CREATE_MIN (16ULL << 20)
 
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
@@ -21,6 +23,7 @@ struct pmemram_observed_dax {
 	char info_uuid[PMEMRAM_UUID_STRING_MAX];   /* the devdax info block's, as ndctl list -N shows it */
 	char region[32];			   /* "region0"; "" when unknown */
 	char namespace[32];			   /* "namespace0.0"; "" when none */
+	char ns_name[64];			   /* its namespace's name (alt_name), "" when none */
 	bool mapped;				   /* /dev/daxX.Y mapped or held open by a process */
 	bool open_only;				   /* held open, mapped by nobody (found) */
 	char mapped_by[48];			   /* "pid 1234 (qemu)" when known */
@@ -40,12 +43,19 @@ struct pmemram_observed_namespace {
 	char name[32]; /* "namespace0.0" */
 	char uuid[PMEMRAM_UUID_STRING_MAX];
 	char region[32];
+	char alt_name[64]; /* the label's name: a claim's name when pmemram created it ("" none) */
 	enum pmemram_ns_mode mode;
 	uint64_t size;
 	char blockdev[32]; /* "pmem0"; "" when none */
 	bool mounted;	   /* the block device (or a partition) is mounted */
 	char in_use[128];  /* otherwise in use: "/dev/pmem0 open by pid 12 (fio)", "... is swap",
 			    * "/dev/pmem0 held by dm-0"; "" when not */
+};
+
+/* An NVDIMM region's free space, for claims with create = devdax. */
+struct pmemram_observed_region {
+	char name[32];	    /* "region0" */
+	uint64_t available; /* its largest free extent (max_available_extent, else available_size) */
 };
 
 /* A udev rule that onlines hot-added memory, other than pmemram's own. */
@@ -65,6 +75,8 @@ struct pmemram_observed {
 	const struct pmemram_observed_dax *devices;
 	size_t n_namespaces;
 	const struct pmemram_observed_namespace *namespaces;
+	size_t n_regions;
+	const struct pmemram_observed_region *regions;
 	/* When set, only memory blocks [scope_first, scope_end) were read: the plan judges and acts
 	 * on those alone, and a device's other blocks are neither missing nor planned. */
 	bool scoped;
@@ -81,12 +93,13 @@ enum pmemram_action_type {
 	PMEMRAM_ACTION_ONLINE_BLOCK,	  /* zone NONE: the kernel's default zone (a release's undo) */
 	PMEMRAM_ACTION_UNBIND_KMEM,	  /* release: every block of the device offline first */
 	PMEMRAM_ACTION_BIND_DEVDAX,	  /* release: after UNBIND_KMEM */
+	PMEMRAM_ACTION_CREATE_NAMESPACE,  /* devdax namespace named after the claim over the region's free space */
 	_PMEMRAM_ACTION_TYPE_MAX,
 };
 
 struct pmemram_action {
 	enum pmemram_action_type type;
-	char device[32]; /* dax device, or the namespace for CONVERT_NAMESPACE */
+	char device[32]; /* dax device, the namespace for CONVERT_NAMESPACE, the region for CREATE_NAMESPACE */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have */
 	int node;		/* target node, -1 for CONVERT_NAMESPACE */
@@ -143,7 +156,7 @@ struct pmemram_plan {
 	size_t n_actions;
 	struct pmemram_action *actions; /* in the order to apply them */
 	size_t n_verdicts;
-	struct pmemram_device_verdict *verdicts; /* dax devices in observed order, then namespaces */
+	struct pmemram_device_verdict *verdicts; /* dax devices in observed order, then namespaces, regions */
 	size_t n_unmatched;
 	char (*unmatched)[PMEMRAM_CONFIG_NAME_MAX]; /* claims that matched nothing */
 };
