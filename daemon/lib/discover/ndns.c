@@ -264,6 +264,26 @@ static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmem
 	return 1;
 }
 
+/* The nd bus's devices named prefix<digit>... (none when libnvdimm is not loaded), and a zeroed
+ * array of as many elements of elem_size for what is read of them (NULL for none). */
+static int nd_dir_read(struct pmemram_ctx *ctx, const char *prefix, struct sysfs_dir *dir, size_t elem_size,
+		       void **ret_list)
+{
+	int r = sysfs_dir_read(ctx, ND_DIR, prefix, PMEMRAM_MAX_NAMESPACES, dir);
+
+	if (sysfs_absent(ctx, r))
+		dir->n = 0;
+	else if (r < 0)
+		return r;
+	*ret_list = NULL;
+	if (dir->n > 0) {
+		*ret_list = calloc(dir->n, elem_size);
+		if (!*ret_list)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_namespace **ret, size_t *ret_n)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
@@ -274,17 +294,9 @@ int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_nam
 	if (!ctx || !ret || !ret_n)
 		return -EINVAL;
 
-	r = sysfs_dir_read(ctx, ND_DIR, "namespace", PMEMRAM_MAX_NAMESPACES, &dir);
-	if (sysfs_absent(ctx, r))
-		dir.n = 0; /* libnvdimm not loaded: no namespaces */
-	else if (r < 0)
+	r = nd_dir_read(ctx, "namespace", &dir, sizeof(*list), (void **)&list);
+	if (r < 0)
 		return r;
-
-	if (dir.n > 0) {
-		list = calloc(dir.n, sizeof(*list));
-		if (!list)
-			return -ENOMEM;
-	}
 	for (size_t i = 0; i < dir.n; i++) {
 		r = read_namespace(ctx, dir.names[i], &list[n]);
 		if (r < 0)
@@ -332,16 +344,9 @@ int pmemram_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_region
 
 	if (!ctx || !ret || !ret_n)
 		return -EINVAL;
-	r = sysfs_dir_read(ctx, ND_DIR, "region", PMEMRAM_MAX_NAMESPACES, &dir);
-	if (sysfs_absent(ctx, r))
-		dir.n = 0;
-	else if (r < 0)
+	r = nd_dir_read(ctx, "region", &dir, sizeof(*list), (void **)&list);
+	if (r < 0)
 		return r;
-	if (dir.n > 0) {
-		list = calloc(dir.n, sizeof(*list));
-		if (!list)
-			return -ENOMEM;
-	}
 	for (size_t i = 0; i < dir.n; i++) {
 		r = read_region(ctx, dir.names[i], &list[i]);
 		if (r < 0)
