@@ -729,6 +729,35 @@ static void test_default_ops_use_libdaxctl(void **state)
 	pmemram_ctx_set_log_fn(f->env->ctx, NULL);
 }
 
+/* libndctl reads the real /sys, where no namespace99.99 nor region99 exists: both jobs fail
+ * cleanly, with every function of the table found in libndctl6. */
+static void test_default_ops_use_libndctl(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace99.99", .uuid = NS_UUID, .node = -1 },
+		{ .type = PMEMRAM_ACTION_CREATE_NAMESPACE, .device = "region99", .claim = "made", .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace99.99/mode", "memory\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace99.99/uuid", NS_UUID "\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/region99/available_size", "0\n"), 0);
+	pmemram_ctx_set_log_fn(f->env->ctx, count_debug);
+	pmemram_ctx_set_log_priority(f->env->ctx, LOG_DEBUG);
+	debug_lines = 0;
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, NULL, &report), -ENODEV);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
+		      "namespace99.99: conversion to devdax failed: No such device (mode now memory)");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(pmemram_apply(f->env->ctx, actions + 1, 1, NULL, &report), -ENODEV);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
+		      "region99: creating a devdax namespace named 'made' failed: No such device");
+	report = pmemram_apply_report_free(report);
+	assert_true(debug_lines > 0);
+	pmemram_ctx_set_log_fn(f->env->ctx, NULL);
+}
+
 /* ---- the kernel onlines during the bind ----------------------------------------------------- */
 
 /* dax1.0 unbound, its blocks 41-44 gone (the bind adds them), and the record's path. */
@@ -925,6 +954,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_ops_use_libndctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_put_back, setup, teardown),
