@@ -4,7 +4,7 @@
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
-#                         hmat-complex, no-cache, legacy-pmem, hmem
+#                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
@@ -25,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem"
 topology=nvdimm+hmat-direct
 append=
 timeout_s=600
@@ -68,6 +68,7 @@ scenario=$1
 # direct-mapped memory-side cache, node 2 the NVDIMM.
 topology_args() {
 	local assoc=direct cache=1 spare=0
+	root_bus=
 	case $1 in
 	nvdimm+hmat-direct) ;;
 	# The same and an empty node 3, for an NVDIMM hot-added on a node of its
@@ -90,6 +91,28 @@ topology_args() {
 			-numa node,nodeid=0,cpus=0-1,memdev=m0
 			-numa node,nodeid=1,memdev=m1)
 		kargs+=("memmap=1G!4G")
+		return
+		;;
+	cxl-pmem)
+		# Node 0 has the CPUs and 2 GiB.  A CXL host bridge (pxb-cxl) with
+		# one root port and a type-3 device: 512 MiB of persistent memory
+		# (QEMU 7.2's type-3 has no volatile memory) with a 256 MiB label
+		# area, serial number 0x5eed0001, and a 4 GiB fixed memory window
+		# onto that host bridge, which Linux gives a node of its own (1).
+		# Devices without a bus would land on the pxb-cxl bus, which takes
+		# only bridges: the root disk and the share go on pcie.0.
+		truncate -s 512M "$run/cxl-mem0.img"
+		truncate -s 256M "$run/cxl-lsa0.img"
+		qargs+=(-machine q35,cxl=on,cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
+			-smp 2 -m 2G
+			-object memory-backend-ram,id=m0,size=2G
+			-numa node,nodeid=0,cpus=0-1,memdev=m0
+			-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$run/cxl-mem0.img,size=512M"
+			-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$run/cxl-lsa0.img,size=256M"
+			-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+			-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
+			-device cxl-type3,bus=rp0,memdev=cxl-mem0,lsa=cxl-lsa0,sn=0x5eed0001,id=cxl-pmem0)
+		root_bus=pcie.0
 		return
 		;;
 	*) bench_die "unknown topology '$1' (one of: $topologies)" ;;
@@ -276,10 +299,17 @@ else
 	qargs+=(-accel "tcg,thread=$tcg_threads" -cpu max)
 fi
 qemu-img create -q -f qcow2 -b "$image" -F raw "$run/root.qcow2"
-qargs+=(-kernel "$kernel_out/bzImage" -append "${kargs[*]}"
-	-drive "file=$run/root.qcow2,format=qcow2,if=virtio"
-	-virtfs "local,path=$run/share,mount_tag=pmemram,security_model=none,id=share"
-	-display none -serial "file:$run/console.log"
+qargs+=(-kernel "$kernel_out/bzImage" -append "${kargs[*]}")
+if [ -n "$root_bus" ]; then
+	qargs+=(-drive "file=$run/root.qcow2,format=qcow2,if=none,id=root"
+		-device "virtio-blk-pci,drive=root,bus=$root_bus"
+		-fsdev "local,path=$run/share,security_model=none,id=share"
+		-device "virtio-9p-pci,fsdev=share,mount_tag=pmemram,bus=$root_bus")
+else
+	qargs+=(-drive "file=$run/root.qcow2,format=qcow2,if=virtio"
+		-virtfs "local,path=$run/share,mount_tag=pmemram,security_model=none,id=share")
+fi
+qargs+=(-display none -serial "file:$run/console.log"
 	-monitor "unix:$run/monitor.sock,server=on,wait=off"
 	-no-reboot)
 printf '%q ' qemu-system-x86_64 "${qargs[@]}" >"$run/qemu.cmdline"
