@@ -143,6 +143,12 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 		if (r < 0)
 			return r;
 	}
+	d->cxl = (struct pmemram_cxl_origin){};
+	if (region[0]) {
+		r = pmemram_cxl_origin_read(ctx, region, &d->cxl);
+		if (r < 0)
+			return r;
+	}
 
 	/* The nd_dax device's own uuid is its info block's, the one ndctl list -N prints. */
 	d->info_uuid[0] = '\0';

@@ -17,6 +17,14 @@
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
 /* A dax device with what its namespace (nd bus) and /proc add to the sysfs view. */
+/* The CXL region an nvdimm region lies in, and that region's memory devices. */
+#define PMEMRAM_CXL_MAX_TARGETS 16 /* interleave ways of a CXL region at most */
+struct pmemram_cxl_origin {
+	char region[32];			   /* CXL region, "region0"; "" when not on CXL */
+	uint64_t serials[PMEMRAM_CXL_MAX_TARGETS]; /* its memdevs' serial numbers, by position */
+	size_t n_serials;
+};
+
 struct pmemram_observed_dax {
 	struct pmemram_dax dax;			   /* from pmemram_dax_list_read() */
 	char uuid[PMEMRAM_UUID_STRING_MAX];	   /* its namespace's UUID, lower case; "" when none */
@@ -24,6 +32,7 @@ struct pmemram_observed_dax {
 	char region[32];			   /* "region0"; "" when unknown */
 	char namespace[32];			   /* "namespace0.0"; "" when none */
 	char ns_name[64];			   /* its namespace's name (alt_name), "" when none */
+	struct pmemram_cxl_origin cxl;		   /* the CXL side of region, when on CXL */
 	bool mapped;				   /* /dev/daxX.Y mapped or held open by a process */
 	bool open_only;				   /* held open, mapped by nobody (found) */
 	char mapped_by[48];			   /* "pid 1234 (qemu)" when known */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The CXL side of an nvdimm region: the CXL region holding its range and that region's memdevs' serials. */
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+
+#define CXL_DIR "bus/cxl/devices"
+#define ND_DIR "bus/nd/devices"
+
+/* "decoderX.Y": what a CXL region's targetN names, checked before it goes into a path. */
+static bool decoder_name_is_valid(const char *s)
+{
+	size_t d;
+
+	if (strncmp(s, "decoder", 7) != 0)
+		return false;
+	s += 7;
+	d = strspn(s, "0123456789");
+	if (d == 0 || s[d] != '.')
+		return false;
+	s += d + 1;
+	d = strspn(s, "0123456789");
+	return d > 0 && s[d] == '\0';
+}
+
+/* The serials of the memdevs behind region's targets: target0, target1, ... (as many as its
+ * interleave ways; an unset one is empty), each an endpoint decoder whose port's uport is the memdev. */
+static int read_serials(struct pmemram_ctx *ctx, const char *region, struct pmemram_cxl_origin *o)
+{
+	char path[128], decoder[64];
+	int r;
+
+	for (unsigned i = 0; i < PMEMRAM_CXL_MAX_TARGETS; i++) {
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s/target%u", region, i);
+		if (r < 0)
+			return r;
+		r = sysfs_read_string(ctx, path, decoder, sizeof(decoder));
+		if (sysfs_absent(ctx, r))
+			break;
+		if (r < 0)
+			return r;
+		if (!decoder[0])
+			continue; /* position not filled yet */
+		if (!decoder_name_is_valid(decoder)) {
+			pmemram_ctx_set_error_path(ctx, path);
+			return log_debug_errno(ctx, -EINVAL, "%s: unexpected decoder name \"%s\"", path, decoder);
+		}
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s/../uport/serial", decoder);
+		if (r < 0)
+			return r;
+		r = sysfs_read_hex(ctx, path, &o->serials[o->n_serials]);
+		if (r < 0)
+			return r;
+		o->n_serials++;
+	}
+	return 0;
+}
+
+/* resource (hex) and size of bus/NAME; size is hex on the CXL bus, decimal on the nd bus. */
+static int read_range(struct pmemram_ctx *ctx, const char *bus, const char *name, bool hex_size, uint64_t *ret_start,
+		      uint64_t *ret_size)
+{
+	char dir[64], path[96];
+	int r;
+
+	r = path_printf(dir, sizeof(dir), "%s/%s", bus, name);
+	if (r < 0)
+		return r;
+	r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "resource"), ret_start);
+	if (r < 0)
+		return r;
+	if (hex_size)
+		return sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "size"), ret_size);
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "size"), ret_size);
+	if (r >= 0 && (*ret_size == 0 || *ret_start + *ret_size < *ret_start)) {
+		pmemram_ctx_set_error_path(ctx, path);
+		return log_debug_errno(ctx, -EINVAL, "%s: empty or overflowing range", dir);
+	}
+	return r;
+}
+
+/* 1 when the CXL region's range holds [nd_start, nd_end). */
+static int region_holds(struct pmemram_ctx *ctx, const char *region, uint64_t nd_start, uint64_t nd_end)
+{
+	uint64_t start, size;
+	int r;
+
+	r = read_range(ctx, CXL_DIR, region, true, &start, &size);
+	if (r < 0)
+		return r;
+	/* A region without space shows resource 0xffffffffffffffff and size 0. */
+	return size > 0 && start <= nd_start && nd_end - start <= size;
+}
+
+int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	struct pmemram_cxl_origin o = {};
+	uint64_t start, size, end;
+	int r;
+
+	if (!ctx || !nd_region || !ret)
+		return -EINVAL;
+	*ret = o;
+
+	r = sysfs_dir_read(ctx, CXL_DIR, "region", PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (sysfs_absent(ctx, r))
+		return 0; /* no CXL bus */
+	if (r < 0)
+		return r;
+	if (dir.n == 0)
+		return 0;
+
+	/* The nvdimm region of a CXL pmem region hangs below the CXL root's nvdimm bridge, not
+	 * below the CXL region: its physical range is what ties the two. */
+	r = read_range(ctx, ND_DIR, nd_region, false, &start, &size);
+	if (r == -EACCES) {
+		pmemram_ctx_clear_error(ctx); /* resource is root's to read */
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	end = start + size;
+
+	for (size_t i = 0; i < dir.n; i++) {
+		r = region_holds(ctx, dir.names[i], start, end);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (strlen(dir.names[i]) >= sizeof(o.region))
+			return -ENAMETOOLONG;
+		strcpy(o.region, dir.names[i]);
+		r = read_serials(ctx, o.region, &o);
+		if (r < 0)
+			return r;
+		*ret = o;
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the CXL side of nvdimm regions on a fake sysfs laid out as the cxl-pmem VM shows it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "fake-sysfs.h"
+#include "pmemram-observe.h"
+#include "pmemram-private.h"
+
+#define ENV(state) ((struct fake_env *)*(state))
+#define ROOT0 "devices/platform/ACPI0017:00/root0"
+#define NDBUS1 ROOT0 "/nvdimm-bridge0/ndbus1"
+#define MEMDEV(n) "devices/pci0000:0c/0000:0c:00.0/0000:0d:0" #n ".0/mem" #n
+
+#define W(root, path, ...) assert_int_equal(fake_sysfs_write((root), (path), __VA_ARGS__), 0)
+#define L(root, path, target) assert_int_equal(fake_sysfs_symlink((root), (path), (target)), 0)
+
+/* Memdev memN with serial, below its endpoint endpointE, whose decoderE.0 is linked from bus/cxl. */
+static void add_memdev(const char *root, int n, int e, const char *serial)
+{
+	char path[160], target[160];
+
+	snprintf(path, sizeof(path), "devices/pci0000:0c/0000:0c:00.0/0000:0d:0%d.0/mem%d/serial", n, n);
+	W(root, path, "%s\n", serial);
+	snprintf(path, sizeof(path), ROOT0 "/port1/endpoint%d/uport", e);
+	snprintf(target, sizeof(target), "../../../../../pci0000:0c/0000:0c:00.0/0000:0d:0%d.0/mem%d", n, n);
+	L(root, path, target);
+	snprintf(path, sizeof(path), ROOT0 "/port1/endpoint%d/decoder%d.0/mode", e, e);
+	W(root, path, "pmem\n");
+	snprintf(path, sizeof(path), "bus/cxl/devices/decoder%d.0", e);
+	snprintf(target, sizeof(target), "../../../" ROOT0 "/port1/endpoint%d/decoder%d.0", e, e);
+	L(root, path, target);
+}
+
+/* The HMAT tree (NFIT regions 0..3, region0 at 0x140000000) and, as the cxl-pmem guest shows after
+ * cxl create-region and ndctl create-namespace: CXL region0 at 0x110000000 (512 MiB) on mem0
+ * (serial 0x5eed0001), its nvdimm region region4 below the CXL root's nvdimm bridge, and
+ * dax4.0 in it.  mem1 (serial 0x5eed0002) is in no region. */
+static int setup(void **state)
+{
+	const char *root;
+
+	if (fake_env_setup_hmat(state) < 0)
+		return -1;
+	root = ENV(state)->root;
+	W(root, "devices/platform/ACPI0012:00/ndbus0/region0/resource", "0x140000000\n");
+
+	W(root, ROOT0 "/decoder0.0/region0/resource", "0x110000000\n");
+	W(root, ROOT0 "/decoder0.0/region0/size", "0x20000000\n");
+	W(root, ROOT0 "/decoder0.0/region0/interleave_ways", "1\n");
+	W(root, ROOT0 "/decoder0.0/region0/target0", "decoder2.0\n");
+	L(root, "bus/cxl/devices/region0", "../../../" ROOT0 "/decoder0.0/region0");
+	add_memdev(root, 0, 2, "0x5eed0001");
+	add_memdev(root, 1, 3, "0x5eed0002");
+
+	W(root, NDBUS1 "/region4/resource", "0x110000000\n");
+	W(root, NDBUS1 "/region4/size", "536870912\n");
+	L(root, "bus/nd/devices/region4", "../../../" NDBUS1 "/region4");
+	W(root, NDBUS1 "/region4/namespace4.0/uuid", "857db865-97c7-4bb9-969d-bbb9aedc9b8c\n");
+	L(root, "bus/nd/devices/namespace4.0", "../../../" NDBUS1 "/region4/namespace4.0");
+	W(root, NDBUS1 "/region4/dax4.0/namespace", "namespace4.0\n");
+	W(root, NDBUS1 "/region4/dax4.0/dax4.0/size", "526385152\n");
+	L(root, "bus/dax/devices/dax4.0", "../../../" NDBUS1 "/region4/dax4.0/dax4.0");
+	return 0;
+}
+
+static void test_origin(void **state)
+{
+	struct pmemram_cxl_origin o = { .n_serials = 7 };
+
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 1);
+	assert_string_equal(o.region, "region0");
+	assert_int_equal(o.n_serials, 1);
+	assert_int_equal(o.serials[0], 0x5eed0001);
+
+	/* An NFIT region of the same name as the CXL region is not on it. */
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region0", &o), 0);
+	assert_string_equal(o.region, "");
+	assert_int_equal(o.n_serials, 0);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+/* The whole chain from the dax device, as the planner gets it. */
+static void test_dax_chain(void **state)
+{
+	struct pmemram_observed_dax d = {};
+
+	strcpy(d.dax.name, "dax4.0");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.region, "region4");
+	assert_string_equal(d.uuid, "857db865-97c7-4bb9-969d-bbb9aedc9b8c");
+	assert_string_equal(d.cxl.region, "region0");
+	assert_int_equal(d.cxl.n_serials, 1);
+	assert_int_equal(d.cxl.serials[0], 0x5eed0001);
+
+	/* NVDIMM (NFIT) devices: nothing on CXL. */
+	strcpy(d.dax.name, "dax0.0");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.region, "region0");
+	assert_string_equal(d.cxl.region, "");
+	assert_int_equal(d.cxl.n_serials, 0);
+}
+
+/* A two-way interleave with its second position not filled yet, and a CXL region without space
+ * (resource all ones, size 0: no wrap-around may make it hold anything). */
+static void test_interleave(void **state)
+{
+	const char *root = ENV(state)->root;
+	struct pmemram_cxl_origin o;
+
+	W(root, ROOT0 "/decoder0.0/region0/interleave_ways", "2\n");
+	W(root, ROOT0 "/decoder0.0/region0/target1", "\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 1);
+	assert_int_equal(o.n_serials, 1);
+
+	W(root, ROOT0 "/decoder0.0/region0/target1", "decoder3.0\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 1);
+	assert_int_equal(o.n_serials, 2);
+	assert_int_equal(o.serials[0], 0x5eed0001);
+	assert_int_equal(o.serials[1], 0x5eed0002);
+
+	W(root, ROOT0 "/decoder0.0/region1/resource", "0xffffffffffffffff\n");
+	W(root, ROOT0 "/decoder0.0/region1/size", "0x0\n");
+	L(root, "bus/cxl/devices/region1", "../../../" ROOT0 "/decoder0.0/region1");
+	W(root, ROOT0 "/decoder0.0/region0/resource", "0x200000000\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+	assert_string_equal(o.region, "");
+}
+
+/* A CXL region partly overlapping the nvdimm region does not hold it. */
+static void test_partial_overlap(void **state)
+{
+	struct pmemram_cxl_origin o;
+
+	W(ENV(state)->root, ROOT0 "/decoder0.0/region0/size", "0x10000000\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+	W(ENV(state)->root, ROOT0 "/decoder0.0/region0/resource", "0x110000001\n");
+	W(ENV(state)->root, ROOT0 "/decoder0.0/region0/size", "0x40000000\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+}
+
+/* Without a CXL bus nothing is read beyond the missing directory. */
+static void test_no_cxl(void **state)
+{
+	struct pmemram_cxl_origin o;
+
+	assert_int_equal(fake_sysfs_remove(ENV(state)->root, "bus/cxl"), 0);
+	assert_int_equal(fake_sysfs_remove(ENV(state)->root, NDBUS1 "/region4/resource"), 0);
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
+static void test_failures(void **state)
+{
+	static const struct fake_failure cases[] = {
+		{ ROOT0 "/decoder0.0/region0/resource", "none\n", -EINVAL, "bus/cxl/devices/region0/resource" },
+		{ ROOT0 "/decoder0.0/region0/size", NULL, -ENOENT, "bus/cxl/devices/region0/size" },
+		{ ROOT0 "/decoder0.0/region0/target0", "../../mem0\n", -EINVAL, "bus/cxl/devices/region0/target0" },
+		{ ROOT0 "/decoder0.0/region0/target0", "decoder9.0\n", -ENOENT,
+		  "bus/cxl/devices/decoder9.0/../uport/serial" },
+		{ MEMDEV(0) "/serial", "0x5eed000z\n", -EINVAL, "bus/cxl/devices/decoder2.0/../uport/serial" },
+		{ NDBUS1 "/region4/resource", NULL, -ENOENT, "bus/nd/devices/region4/resource" },
+		{ NDBUS1 "/region4/size", "0\n", -EINVAL, "bus/nd/devices/region4/size" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		const struct fake_failure *c = &cases[i];
+		const char *blamed = c->blamed ? c->blamed : c->file;
+		struct pmemram_cxl_origin o = { .region = "x" };
+		void *env = NULL;
+		int r;
+
+		assert_int_equal(setup(&env), 0);
+		assert_int_equal(fake_env_break(env, c->file, c->content), 0);
+		r = pmemram_cxl_origin_read(((struct fake_env *)env)->ctx, "region4", &o);
+		if (r != c->error || !fake_env_error_path_is(env, blamed))
+			fail_msg("damaging %s: got %d (%s), expected %d blaming %s", c->file, r,
+				 pmemram_ctx_get_error_path(((struct fake_env *)env)->ctx), c->error, blamed);
+		assert_string_equal(o.region, "");
+		fake_env_teardown(&env);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_origin, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_dax_chain, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_interleave, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_partial_overlap, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_no_cxl, setup, fake_env_teardown),
+		cmocka_unit_test(test_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
