@@ -133,7 +133,8 @@ static void test_value_errors(void **state)
 		     "a.conf:2: key 'match': invalid region name (regionN) '0'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = namespace0.0\n",
 		     "a.conf:2: key 'match': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN', "
-		     "'hmem:START-END', 'hmem:node=N' or 'all-devdax', got 'namespace0.0'");
+		     "'hmem:START-END', 'hmem:node=N', 'cxl-region:regionN', 'cxl-memdev:SERIAL' or 'all-devdax', "
+		     "got 'namespace0.0'");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nonline =\n",
 		     "a.conf:3: key 'online': expected 'movable' or 'normal', got ''");
 	/* control characters are not repeated into logs */
@@ -254,6 +255,46 @@ static void test_hmem_errors(void **state)
 	expect_error("x.conf", "[claim \"a\"]\nmatch = hmem:node=1\nconvert = yes\n",
 		     "x.conf:3: key 'convert': 'yes' needs 'match = uuid:UUID', claim 'a' has 'match = hmem:node=1' "
 		     "(x.conf:2)");
+}
+
+static void test_cxl_matches(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e;
+
+	assert_int_equal(parse("cxl.conf",
+			       "[claim \"r\"]\nmatch = cxl-region:region3\n"
+			       "[claim \"hex\"]\nmatch = cxl-memdev:0x5EED0001\n"
+			       "[claim \"dec\"]\nmatch = cxl-memdev:1592590338\n"
+			       "[claim \"nd\"]\nmatch = region:region3\n",
+			       &c, &e),
+			 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(pmemram_config_find_claim(c, "r")->match, PMEMRAM_MATCH_CXL_REGION);
+	assert_string_equal(pmemram_config_find_claim(c, "r")->match_value, "region3");
+	/* Serials are kept as sysfs prints them, whichever way they were written. */
+	assert_int_equal(pmemram_config_find_claim(c, "hex")->match, PMEMRAM_MATCH_CXL_MEMDEV);
+	assert_string_equal(pmemram_config_find_claim(c, "hex")->match_value, "0x5eed0001");
+	assert_string_equal(pmemram_config_find_claim(c, "dec")->match_value, "0x5eed0002");
+	/* A CXL region and an nvdimm region of the same name are different things. */
+	assert_int_equal(pmemram_config_find_claim(c, "nd")->match, PMEMRAM_MATCH_REGION);
+
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-region:decoder0.0\n",
+		     "a.conf:2: key 'match': invalid CXL region name (regionN) 'decoder0.0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-region:\n",
+		     "a.conf:2: key 'match': invalid CXL region name (regionN) ''");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:mem0\n",
+		     "a.conf:2: key 'match': invalid CXL memdev serial number (0xHEX or decimal) 'mem0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x5eed000g\n",
+		     "a.conf:2: key 'match': invalid CXL memdev serial number (0xHEX or decimal) '0x5eed000g'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0\n",
+		     "a.conf:2: key 'match': invalid CXL memdev serial number (0xHEX or decimal) '0'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:18446744073709551616\n",
+		     "a.conf:2: key 'match': invalid CXL memdev serial number (0xHEX or decimal) "
+		     "'18446744073709551616'");
+	/* One memdev claimed twice, once in each notation. */
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x10\n[claim \"y\"]\nmatch = cxl-memdev:16\n",
+		     "a.conf:4: key 'match': 'cxl-memdev:0x10' already claimed by 'x' (a.conf:2)");
 }
 
 static void test_syntax_errors(void **state)
@@ -944,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_errors),
+		cmocka_unit_test(test_cxl_matches),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_online_at_bind),

@@ -722,6 +722,44 @@ static void test_hmem_refusals(void **state)
 		       "end aligned down 0x68000000)");
 }
 
+/* CXL claims match through the device's CXL origin, never through the nvdimm region's name. */
+static void test_cxl_matches(void **state)
+{
+	static const char conf[] = "[claim \"mem\"]\nmatch = cxl-memdev:1592590338\n"
+				   "[claim \"cxlr\"]\nmatch = cxl-region:region1\n"
+				   "[claim \"other\"]\nmatch = cxl-memdev:0x5eed0009\n";
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	world_init(&w);
+	/* dax0.0 on CXL region4, interleaved over two memdevs; dax1.0 on nvdimm region1 (NFIT). */
+	d = add_dax(&w, "dax0.0", "", PMEMRAM_DAX_DEVDAX, START, SIZE);
+	d->cxl = (struct pmemram_cxl_origin){ .region = "region4",
+					      .serials = { 0x5eed0001, 0x5eed0002 },
+					      .n_serials = 2 };
+	strcpy(add_dax(&w, "dax1.0", "", PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
+
+	p = plan(&w, conf);
+	assert_int_equal(p->n_verdicts, 2);
+	assert_string_equal(p->verdicts[0].claim, "mem");
+	assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
+	assert_int_equal(p->verdicts[1].verdict, PMEMRAM_VERDICT_IGNORED);
+	assert_int_equal(p->n_unmatched, 2);
+	assert_string_equal(p->unmatched[0], "cxlr");
+	assert_string_equal(p->unmatched[1], "other");
+	p = pmemram_plan_free(p);
+
+	/* The CXL region's name; the nvdimm region's name still goes before it. */
+	p = plan(&w, "[claim \"cxlr\"]\nmatch = cxl-region:region4\n[claim \"mem\"]\nmatch = cxl-memdev:0x5eed0001\n");
+	assert_string_equal(p->verdicts[0].claim, "cxlr");
+	assert_string_equal(p->verdicts[0].matched_by, "cxl-region");
+	p = pmemram_plan_free(p);
+	p = plan(&w, "[claim \"cxlr\"]\nmatch = cxl-region:region4\n[claim \"nd\"]\nmatch = region:region0\n");
+	assert_string_equal(p->verdicts[0].claim, "nd");
+	assert_string_equal(p->verdicts[0].matched_by, "region");
+}
+
 static void test_namespaces(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -1019,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_hmem_refusals),
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_cxl_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

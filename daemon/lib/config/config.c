@@ -21,9 +21,14 @@ static const char *const demotion_names[_PMEMRAM_CONFIG_DEMOTION_MAX] = {
 };
 
 static const char *const match_names[_PMEMRAM_MATCH_MAX] = {
-	[PMEMRAM_MATCH_UUID] = "uuid",	     [PMEMRAM_MATCH_DEVICE] = "device",
-	[PMEMRAM_MATCH_HMEM_RANGE] = "hmem", [PMEMRAM_MATCH_REGION] = "region",
-	[PMEMRAM_MATCH_HMEM_NODE] = "hmem",  [PMEMRAM_MATCH_ALL_DEVDAX] = "all-devdax",
+	[PMEMRAM_MATCH_UUID] = "uuid",
+	[PMEMRAM_MATCH_DEVICE] = "device",
+	[PMEMRAM_MATCH_HMEM_RANGE] = "hmem",
+	[PMEMRAM_MATCH_REGION] = "region",
+	[PMEMRAM_MATCH_CXL_REGION] = "cxl-region",
+	[PMEMRAM_MATCH_CXL_MEMDEV] = "cxl-memdev",
+	[PMEMRAM_MATCH_HMEM_NODE] = "hmem",
+	[PMEMRAM_MATCH_ALL_DEVDAX] = "all-devdax",
 };
 
 static const char *const online_names[] = { "movable", "normal" };
@@ -192,6 +197,19 @@ static bool name_is_valid(const char *s, const char *prefix, bool dot)
 		return false;
 	d = strspn(++s, "0123456789");
 	return d > 0 && d <= 9 && s[d] == '\0';
+}
+
+/* A CXL memdev serial as sysfs prints it ("0x5eed0001") or as cxl list does (decimal), rewritten
+ * in sysfs's form so that one serial claimed twice is seen as such; false when not a number, or 0
+ * (what a device without a serial number shows). */
+static bool serial_normalize(char *s, size_t size)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	uint64_t v;
+
+	if (pmemram_parse_u64(s, hex ? 16 : 10, &v) < 0 || v == 0)
+		return false;
+	return snprintf(s, size, "%#" PRIx64, v) < (int)size;
 }
 
 /* 1 to max - 1 bytes, each a letter, a digit or one of extra. */
@@ -380,6 +398,8 @@ static void key_match(struct parser *p, const char *key, const char *value)
 		{ PMEMRAM_MATCH_UUID, "uuid:", "UUID (8-4-4-4-12 hex digits)" },
 		{ PMEMRAM_MATCH_DEVICE, "device:", "dax device name (daxX.Y)" },
 		{ PMEMRAM_MATCH_REGION, "region:", "region name (regionN)" },
+		{ PMEMRAM_MATCH_CXL_REGION, "cxl-region:", "CXL region name (regionN)" },
+		{ PMEMRAM_MATCH_CXL_MEMDEV, "cxl-memdev:", "CXL memdev serial number (0xHEX or decimal)" },
 	};
 	char q[QUOTE_MAX + 4], v[PMEMRAM_CONFIG_NAME_MAX];
 
@@ -407,6 +427,8 @@ static void key_match(struct parser *p, const char *key, const char *value)
 			strcpy(v, value + n);
 			if (kinds[i].match == PMEMRAM_MATCH_UUID)
 				ok = pmemram_uuid_normalize(v) >= 0;
+			else if (kinds[i].match == PMEMRAM_MATCH_CXL_MEMDEV)
+				ok = serial_normalize(v, sizeof(v));
 			else
 				ok = name_is_valid(v, kinds[i].match == PMEMRAM_MATCH_DEVICE ? "dax" : "region",
 						   kinds[i].match == PMEMRAM_MATCH_DEVICE);
@@ -424,7 +446,7 @@ static void key_match(struct parser *p, const char *key, const char *value)
 
 	parse_error(p,
 		    "key '%s': expected 'uuid:UUID', 'device:daxX.Y', 'region:regionN', 'hmem:START-END', "
-		    "'hmem:node=N' or 'all-devdax', got '%s'",
+		    "'hmem:node=N', 'cxl-region:regionN', 'cxl-memdev:SERIAL' or 'all-devdax', got '%s'",
 		    key, quote(value, q));
 }
 

@@ -53,6 +53,8 @@ enum pmemram_match {
 	PMEMRAM_MATCH_DEVICE,	  /* dax device name, "dax0.0" */
 	PMEMRAM_MATCH_HMEM_RANGE, /* soft-reserved (hmem) device inside a physical range */
 	PMEMRAM_MATCH_REGION,	  /* region name, "region0" */
+	PMEMRAM_MATCH_CXL_REGION, /* CXL region name, "region0" (of bus/cxl, not bus/nd) */
+	PMEMRAM_MATCH_CXL_MEMDEV, /* CXL memdev serial number, "0x5eed0001" (lower-case hex) */
 	PMEMRAM_MATCH_HMEM_NODE,  /* soft-reserved (hmem) device by target node */
 	PMEMRAM_MATCH_ALL_DEVDAX, /* every dax device */
 	_PMEMRAM_MATCH_MAX,

@@ -160,6 +160,10 @@ static const char *match_kind(const struct pmemram_claim *c, const struct pmemra
 		return "hmem-node";
 	case PMEMRAM_MATCH_REGION:
 		return "region";
+	case PMEMRAM_MATCH_CXL_REGION:
+		return "cxl-region";
+	case PMEMRAM_MATCH_CXL_MEMDEV:
+		return "cxl-memdev";
 	default:
 		return "all-devdax";
 	}
@@ -180,6 +184,19 @@ _printf_(3, 4) static void set_verdict(struct pmemram_device_verdict *v, enum pm
 	va_end(args);
 }
 
+/* Whether one of the CXL region's memdevs has the serial the claim names ("0x5eed0001"). */
+static bool cxl_has_memdev(const struct pmemram_cxl_origin *o, const char *serial)
+{
+	uint64_t v;
+
+	if (pmemram_parse_u64(serial, 16, &v) < 0)
+		return false;
+	for (size_t i = 0; i < o->n_serials; i++)
+		if (o->serials[i] == v)
+			return true;
+	return false;
+}
+
 static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
 {
 	switch (c->match) {
@@ -198,6 +215,10 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 		       d->dax.resource + (d->dax.size - 1) <= c->range_end;
 	case PMEMRAM_MATCH_HMEM_NODE:
 		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.target_node == c->node;
+	case PMEMRAM_MATCH_CXL_REGION:
+		return d->cxl.region[0] && streq(c->match_value, d->cxl.region);
+	case PMEMRAM_MATCH_CXL_MEMDEV:
+		return cxl_has_memdev(&d->cxl, c->match_value);
 	case PMEMRAM_MATCH_ALL_DEVDAX:
 		return true;
 	default:
@@ -206,7 +227,8 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 }
 
 /* Whether claim a comes before b for a device both match: pmemram's own before daxctl.conf.d's,
- * then the more specific (uuid, then device, hmem range, region, hmem node, all-devdax). */
+ * then the more specific (uuid, then device, hmem range, region, cxl-region, cxl-memdev, hmem node,
+ * all-devdax). */
 static bool claim_before(const struct pmemram_claim *a, const struct pmemram_claim *b)
 {
 	if (a->from_daxctl != b->from_daxctl)
