@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A CXL type-3 device's persistent memory as RAM: the cxl tool makes a pmem
+# region on memdev mem0, ndctl a devdax namespace on its nvdimm region;
+# pmemramd leaves it alone while only another serial is claimed, takes it by
+# the memdev's serial (written as cxl list prints it), onlines it as Movable,
+# gives it back on release and takes it again, then the same by CXL region.
+# daxctl list -M and cxl list, which we did not write, say what happened.
+set -u
+. ./lib.sh
+
+plan 30
+conf=/etc/pmemram/pmemram.conf
+base_kb=$(meminfo_kb MemTotal)
+bs=$(block_size)
+
+for m in cxl_acpi cxl_pci cxl_mem cxl_pmem; do
+	ok "udev loaded $m" wait_for 10 "grep -q '^$m ' /proc/modules"
+done
+memdev=$(cxl list -M -m mem0) || bail "cxl list -M -m mem0 failed"
+note "memdev: $(jq -c '.[0]' <<<"$memdev")"
+serial=$(jq -r '.[0].serial' <<<"$memdev")
+is "cxl list: mem0's serial is the one QEMU was given (0x5eed0001)" "$serial" "$((0x5eed0001))"
+is "sysfs prints the same serial in hex" "$(cat /sys/bus/cxl/devices/mem0/serial)" 0x5eed0001
+
+cat >"$conf" <<EOC
+# written by the cxl-pmem scenario
+[claim "other"]
+match = cxl-memdev:0x5eed0009
+EOC
+must "(re)start pmemramd claiming another memdev" systemctl restart pmemramd.service
+
+must "cxl create-region" sh -c "cxl create-region -d decoder0.0 -t pmem -m mem0 >$PMEMRAM_OUT/region.json"
+R=$(jq -r '.region' "$PMEMRAM_OUT/region.json")
+is "cxl list: $R is committed" "$(cxl list -R -r "$R" | jq -r '.[0].decode_state')" commit
+ndr=$(ndctl list -R | jq -r 'if type == "array" then .[0].dev else .dev end')
+note "CXL region $R, nvdimm region $ndr"
+must "ndctl create-namespace on $ndr" \
+	sh -c "ndctl create-namespace -r $ndr -m devdax -a 2M >$PMEMRAM_OUT/ns.json"
+D=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns.json")
+nd=$(dev_blocks "$D" | grep -c .)
+note "dax device $D: $(realpath "/sys/bus/dax/devices/$D"), $nd blocks"
+ok "$D hangs below the CXL root's nvdimm bridge" \
+	sh -c "realpath /sys/bus/dax/devices/$D | grep -q '/root0/nvdimm-bridge0/ndbus[0-9]*/$ndr/'"
+ok "daemon: $D ignored while only another serial is claimed" \
+	wait_for 10 '[ "$(daemon_verdict "$D")" = "ignored unclaimed" ]'
+is "$D stays on device_dax" "$(dev_driver "$D")" device_dax
+
+cat >"$conf" <<EOC
+# written by the cxl-pmem scenario
+[claim "other"]
+match = cxl-memdev:0x5eed0009
+
+[claim "cxl"]
+match = cxl-memdev:$serial
+EOC
+must "reload pmemramd with a claim on mem0's serial" systemctl reload pmemramd.service
+ok "$D comes online as Movable" wait_for 30 '[ "$(dev_state "$D")" = "$nd online Movable" ]'
+is "daemon: $D converged" "$(daemon_verdict "$D")" "converged none"
+is "daemon: $D matched by cxl-memdev, claim cxl" "$(pmemramctl status --json |
+	jq -r --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | "\(.matched_by) \(.claim)"')" \
+	"cxl-memdev cxl"
+daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end')
+note "daxctl: $daxjson"
+is "daxctl list -M: system-ram, all blocks online, movable" \
+	"$(jq -r '"\(.mode) \(.online_memblocks)/\(.total_memblocks) \(.movable)"' <<<"$daxjson")" \
+	"system-ram $nd/$nd true"
+is "daxctl list -M: target node 1 (the fixed memory window's)" "$(jq -r '.target_node' <<<"$daxjson")" 1
+region=$(cxl list -R -r "$R" | jq -c '.[0]')
+note "cxl: $region"
+ok "daxctl's mapping lies inside cxl list's range of $R" \
+	jq -e --argjson r "$region" '.mappings[0] as $m |
+		$m.start >= $r.resource and $m.end < $r.resource + $r.size' <<<"$daxjson"
+is "MemTotal grew by $D's blocks" "$(meminfo_kb MemTotal)" "$((base_kb + nd * bs / 1024))"
+is "numactl -H: node 1 has that memory" "$(node_mem_mb 1)" "$((nd * bs >> 20))"
+is "/proc/iomem: System RAM (kmem) < $D < $R < CXL Window 0" \
+	"$(iomem_chain "System RAM (kmem)" | sed 's/ < namespace[0-9.]*//')" \
+	"System RAM (kmem) < $D < $R < Persistent Memory < CXL Window 0"
+
+ok "pmemramctl release $D" pmemramctl release "$D"
+is "$D back on device_dax" "$(dev_driver "$D")" device_dax
+is "daxctl list: $D is devdax again" "$(daxctl list -d "$D" | jq -r 'if type == "array" then .[0].mode else .mode end')" devdax
+is "MemTotal is back to the baseline" "$(meminfo_kb MemTotal)" "$base_kb"
+pmemramctl reconcile >/dev/null
+is "a reconcile leaves the held $D alone" "$(daemon_verdict "$D")" "ignored held"
+ok "pmemramctl reclaim $D" pmemramctl reclaim "$D"
+is "$D online again, Movable" "$(dev_state "$D")" "$nd online Movable"
+
+# The same by CXL region name (not stable across boots: cxl assigns the next free number).
+ok "release $D again" pmemramctl release "$D"
+printf '[claim "by-region"]\nmatch = cxl-region:%s\n' "$R" >"$conf"
+must "reload pmemramd with a claim on $R" systemctl reload pmemramd.service
+ok "pmemramctl reclaim $D" pmemramctl reclaim "$D"
+is "$D online as Movable, claimed by $R" "$(dev_state "$D") $(pmemramctl status --json |
+	jq -r --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .matched_by')" \
+	"$nd online Movable cxl-region"
+ok "give $D back" pmemramctl release "$D"
+
+done_testing
