@@ -307,6 +307,23 @@ static const char *jstr(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
 }
 
+/* "on CXL region0, memdev 0x5eed0001" below a device whose memory is on CXL. */
+static void print_cxl(struct json_object *cxl)
+{
+	struct json_object *memdevs;
+	size_t n = 0;
+
+	if (!cxl)
+		return;
+	memdevs = json_object_object_get(cxl, "memdevs");
+	if (json_object_is_type(memdevs, json_type_array))
+		n = json_object_array_length(memdevs);
+	printf("  %-10s on CXL %s, memdev%s", "", jstr(cxl, "region") ?: "?", n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : " ", json_object_get_string(json_object_array_get_idx(memdevs, i)));
+	printf("%s\n", n == 0 ? " unknown" : "");
+}
+
 static void print_daemon(const struct status *s)
 {
 	struct json_object *d, *rec, *plan = NULL, *devices, *held, *unmatched, *daxctl;
@@ -337,6 +354,7 @@ static void print_daemon(const struct status *s)
 			struct json_object *v = json_object_array_get_idx(devices, i);
 
 			printf("  %-10s %-10s %s\n", jstr(v, "device"), jstr(v, "verdict"), jstr(v, "text"));
+			print_cxl(json_object_object_get(v, "cxl"));
 		}
 	/* A claim that matches nothing is most often a UUID copied from the wrong place. */
 	if (plan && json_object_object_get_ex(plan, "unmatched_claims", &unmatched))

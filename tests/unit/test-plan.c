@@ -729,6 +729,7 @@ static void test_cxl_matches(void **state)
 				   "[claim \"cxlr\"]\nmatch = cxl-region:region1\n"
 				   "[claim \"other\"]\nmatch = cxl-memdev:0x5eed0009\n";
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct json_object *j = NULL, *v;
 	struct pmemram_observed_dax *d;
 	struct world w;
 
@@ -748,6 +749,15 @@ static void test_cxl_matches(void **state)
 	assert_int_equal(p->n_unmatched, 2);
 	assert_string_equal(p->unmatched[0], "cxlr");
 	assert_string_equal(p->unmatched[1], "other");
+
+	/* Where the memory is, for status: the CXL region and its memdevs as sysfs writes them. */
+	assert_int_equal(pmemram_plan_to_json(p, &j), 0);
+	v = json_object_object_get(json_object_array_get_idx(json_object_object_get(j, "devices"), 0), "cxl");
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "{\"region\":\"region4\",\"memdevs\":[\"0x5eed0001\",\"0x5eed0002\"]}");
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(j, "devices"), 1),
+					       "cxl", NULL));
+	json_object_put(j);
 	p = pmemram_plan_free(p);
 
 	/* The CXL region's name; the nvdimm region's name still goes before it. */

@@ -147,6 +147,24 @@ static struct json_object *action_to_json(const struct pmemram_action *a)
 	return o;
 }
 
+/* {"region": "region0", "memdevs": ["0x5eed0001"]}: serials as sysfs and cxl-memdev: write them. */
+static struct json_object *cxl_to_json(const struct pmemram_cxl_origin *c)
+{
+	struct json_object *o = json_object_new_object(), *memdevs = json_object_new_array();
+	bool ok = json_add(o, "region", json_object_new_string(c->region));
+	char serial[24];
+
+	/* Each json_add() takes its value, added or not: no short-circuit. */
+	ok = json_add(o, "memdevs", memdevs) && ok;
+	for (size_t i = 0; ok && i < c->n_serials; i++) {
+		snprintf(serial, sizeof(serial), "%#" PRIx64, c->serials[i]);
+		ok = json_append(memdevs, json_object_new_string(serial));
+	}
+	if (!ok)
+		json_object_putp(&o);
+	return o;
+}
+
 static struct json_object *verdict_to_json(const struct pmemram_device_verdict *v)
 {
 	struct json_object *o = json_object_new_object(), *claim = string_or_null(v->claim);
@@ -161,6 +179,7 @@ static struct json_object *verdict_to_json(const struct pmemram_device_verdict *
 	     json_add(o, "reason", json_object_new_string(pmemram_reason_to_string(v->reason))) &&
 	     json_add(o, "text", json_object_new_string(v->text)) &&
 	     (!v->matched_by || json_add(o, "matched_by", json_object_new_string(v->matched_by))) &&
+	     (!v->cxl.region[0] || json_add(o, "cxl", cxl_to_json(&v->cxl))) &&
 	     json_add(o, "blocks", json_object_new_uint64(v->n_blocks)) &&
 	     json_add(o, "blocks_done", json_object_new_uint64(v->n_blocks_done));
 	if (!ok)

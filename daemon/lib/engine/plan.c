@@ -414,6 +414,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	unsigned long first, end;
 	int r;
 
+	v->cxl = d->cxl;
 	if (claim)
 		v->matched_by = match_kind(claim, d);
 	if (!claim) {

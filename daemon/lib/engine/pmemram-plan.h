@@ -152,8 +152,9 @@ struct pmemram_device_verdict {
 	char device[32]; /* dax device or namespace */
 	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* "" when ignored */
 	const char *matched_by;		     /* how the claim matched: "uuid" (the namespace label's), "info-uuid"
-				 * (the devdax info block's, which ndctl list shows), "device", "hmem-range", "region", "hmem-node",
-				 * "all-devdax"; NULL when ignored */
+				 * (the devdax info block's, which ndctl list shows), "device", "hmem-range", "region",
+				 * "cxl-region", "cxl-memdev", "hmem-node", "all-devdax"; NULL when ignored */
+	struct pmemram_cxl_origin cxl;	     /* the CXL region and memdevs the device's memory is on */
 	enum pmemram_verdict verdict;
 	enum pmemram_reason reason;
 	char text[PMEMRAM_PLAN_TEXT_MAX]; /* one line for logs and status */

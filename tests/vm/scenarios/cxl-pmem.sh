@@ -9,7 +9,7 @@
 set -u
 . ./lib.sh
 
-plan 30
+plan 32
 conf=/etc/pmemram/pmemram.conf
 base_kb=$(meminfo_kb MemTotal)
 bs=$(block_size)
@@ -60,6 +60,10 @@ is "daemon: $D converged" "$(daemon_verdict "$D")" "converged none"
 is "daemon: $D matched by cxl-memdev, claim cxl" "$(pmemramctl status --json |
 	jq -r --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | "\(.matched_by) \(.claim)"')" \
 	"cxl-memdev cxl"
+is "status --json: $D is on $R, memdev 0x5eed0001" "$(pmemramctl status --json |
+	jq -c --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .cxl')" \
+	"{\"region\":\"$R\",\"memdevs\":[\"0x5eed0001\"]}"
+ok "pmemramctl status says so" sh -c "pmemramctl status | grep -qx ' *on CXL $R, memdev 0x5eed0001'"
 daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end')
 note "daxctl: $daxjson"
 is "daxctl list -M: system-ram, all blocks online, movable" \
