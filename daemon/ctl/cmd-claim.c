@@ -630,6 +630,11 @@ static void claim_help(void)
 	       "  -H --hmem START-END   every soft-reserved (hmem) device in that physical range\n"
 	       "                        (hex, as /proc/iomem prints it)\n"
 	       "  -H --hmem node=N      every soft-reserved (hmem) device with that target node\n"
+	       "     --cxl-region regionN\n"
+	       "                        every dax device on that CXL region (cxl list -R)\n"
+	       "     --cxl-memdev SERIAL\n"
+	       "                        every dax device on a CXL region using that memdev\n"
+	       "                        (its serial: 0x5eed0001, or as cxl list -M prints it)\n"
 	       "  -a --all-devdax       every dax device\n"
 	       "\n"
 	       "  -o --online ZONE      movable (default: can be given back) or normal\n"
@@ -647,9 +652,11 @@ static void claim_help(void)
 	       program_invocation_short_name, program_invocation_short_name);
 }
 
+#define MATCH_OPTIONS "--uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev or --all-devdax"
+
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 {
-	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL };
+	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL, OPT_CXL_REGION, OPT_CXL_MEMDEV };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -658,6 +665,8 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "hmem", required_argument, NULL, 'H' },
+		{ "cxl-region", required_argument, NULL, OPT_CXL_REGION },
+		{ "cxl-memdev", required_argument, NULL, OPT_CXL_MEMDEV },
 		{ "all-devdax", no_argument, NULL, 'a' },
 		{ "online", required_argument, NULL, 'o' },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
@@ -666,9 +675,14 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{},
 	};
 	static const char *const match_options[] = {
-		[PMEMRAM_MATCH_UUID] = "--uuid",      [PMEMRAM_MATCH_DEVICE] = "--device",
-		[PMEMRAM_MATCH_REGION] = "--region",  [PMEMRAM_MATCH_HMEM_RANGE] = "--hmem",
-		[PMEMRAM_MATCH_HMEM_NODE] = "--hmem", [PMEMRAM_MATCH_ALL_DEVDAX] = "--all-devdax",
+		[PMEMRAM_MATCH_UUID] = "--uuid",
+		[PMEMRAM_MATCH_DEVICE] = "--device",
+		[PMEMRAM_MATCH_REGION] = "--region",
+		[PMEMRAM_MATCH_HMEM_RANGE] = "--hmem",
+		[PMEMRAM_MATCH_HMEM_NODE] = "--hmem",
+		[PMEMRAM_MATCH_ALL_DEVDAX] = "--all-devdax",
+		[PMEMRAM_MATCH_CXL_REGION] = "--cxl-region",
+		[PMEMRAM_MATCH_CXL_MEMDEV] = "--cxl-memdev",
 	};
 	struct claim_args a = { .match = _PMEMRAM_MATCH_MAX, .zone = PMEMRAM_ZONE_MOVABLE };
 	const char *dir = ctl_config_dir(), *name;
@@ -702,6 +716,12 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			/* the parser judges the value; the kind only picks the word of messages */
 			m = strncmp(optarg, "node=", 5) == 0 ? PMEMRAM_MATCH_HMEM_NODE : PMEMRAM_MATCH_HMEM_RANGE;
 			break;
+		case OPT_CXL_REGION:
+			m = PMEMRAM_MATCH_CXL_REGION;
+			break;
+		case OPT_CXL_MEMDEV:
+			m = PMEMRAM_MATCH_CXL_MEMDEV;
+			break;
 		case 'a':
 			m = PMEMRAM_MATCH_ALL_DEVDAX;
 			break;
@@ -731,8 +751,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			continue;
 		if (a.match != _PMEMRAM_MATCH_MAX)
 			return ctl_usage_error("claim",
-					       "%s and %s: a claim matches one way; give exactly one of "
-					       "--uuid, --device, --region, --hmem or --all-devdax",
+					       "%s and %s: a claim matches one way; give exactly one of " MATCH_OPTIONS,
 					       match_options[a.match], match_options[m]);
 		a.match = m;
 		a.value = m == PMEMRAM_MATCH_ALL_DEVDAX ? NULL : optarg;
@@ -757,16 +776,17 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		return ctl_usage_error("claim", "invalid claim name '%s' (1 to %d letters, digits, '.', '_' or '-')",
 				       name, PMEMRAM_CONFIG_NAME_MAX - 1);
 	if (a.match == _PMEMRAM_MATCH_MAX)
-		return ctl_usage_error("claim",
-				       "missing what to claim: --uuid, --device, --region, --hmem or --all-devdax");
+		return ctl_usage_error("claim", "missing what to claim: " MATCH_OPTIONS);
 	/* The value goes into the file as one line; the configuration parser judges its syntax. */
 	/* '=' for hmem's node=N */
 	if (a.value && !valid_word(a.value, PMEMRAM_CONFIG_NAME_MAX - 1, "="))
 		return ctl_usage_error("claim", "%s: invalid value '%s' (expected %s)", match_options[a.match], a.value,
 				       a.match == PMEMRAM_MATCH_UUID	 ? "8-4-4-4-12 hex digits"
 				       : a.match == PMEMRAM_MATCH_DEVICE ? "a dax device name, daxX.Y"
-				       : a.match == PMEMRAM_MATCH_REGION ? "a region name, regionN"
-									 : "START-END in hex, or node=N");
+				       : a.match == PMEMRAM_MATCH_REGION || a.match == PMEMRAM_MATCH_CXL_REGION
+					       ? "a region name, regionN"
+				       : a.match == PMEMRAM_MATCH_CXL_MEMDEV ? "a memdev serial number"
+									     : "START-END in hex, or node=N");
 	if (a.convert && a.match != PMEMRAM_MATCH_UUID)
 		return ctl_usage_error("claim",
 				       "--convert needs --uuid: converting a namespace to devdax DESTROYS its contents, "

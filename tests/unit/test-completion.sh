@@ -20,6 +20,7 @@ finished=
 sys=$tmp/sys
 mkdir -p "$sys"/bus/dax/devices/{dax0.0,dax1.0,dax1.1,dax2} \
 	"$sys"/bus/nd/devices/{region0,region1,namespace0.0,namespace1.0,ndbus0} \
+	"$sys"/bus/cxl/devices/{region2,mem0,mem1,mem2,decoder0.0} \
 	"$sys"/devices/system/node/{node0,node1} \
 	"$sys"/devices/system/memory/{memory32,memory33} \
 	"$tmp"/proc/{1,42,self} \
@@ -28,6 +29,8 @@ mkdir -p "$sys"/bus/dax/devices/{dax0.0,dax1.0,dax1.1,dax2} \
 	"$tmp"/other
 echo 6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f >"$sys"/bus/nd/devices/namespace0.0/uuid
 echo >"$sys"/bus/nd/devices/namespace1.0/uuid
+echo 0x5eed0001 >"$sys"/bus/cxl/devices/mem0/serial
+echo 0 >"$sys"/bus/cxl/devices/mem1/serial # no serial number
 touch "$sys"/devices/system/node/possible "$sys"/devices/system/memory/block_size_bytes \
 	"$tmp"/proc/meminfo "$tmp"/dirs/cfg-c.conf
 
@@ -124,8 +127,8 @@ checks()
 	comp pmemramctl status -
 	check "status options" -h --help -j --json
 	comp pmemramctl claim --
-	check "claim long options" --help --json --config --uuid --device --region --hmem --all-devdax --online --convert \
-		--destroy-data --from-daxctl
+	check "claim long options" --help --json --config --uuid --device --region --hmem --cxl-region \
+		--cxl-memdev --all-devdax --online --convert --destroy-data --from-daxctl
 	comp pmemramctl cache-report -
 	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --seed --accesses \
 		--zipf
@@ -177,6 +180,10 @@ checks()
 	check "claim -d DEVICE" dax1.0 dax1.1
 	comp pmemramctl claim x --region ""
 	check "claim --region" region0 region1
+	comp pmemramctl claim x --cxl-region ""
+	check "claim --cxl-region: CXL regions" region2
+	comp pmemramctl claim x --cxl-memdev ""
+	check "claim --cxl-memdev: memdevs' serials" 0x5eed0001
 	comp pmemramctl claim x --uuid ""
 	check "claim --uuid: namespaces with one" "$uuid"
 	comp pmemramctl claim x --online ""
@@ -229,7 +236,8 @@ ran_to_end()
 
 # ---- against pmemramctl itself ---------------------------------------------------------------
 # A value for each option that takes one, which pmemramctl parses.
-declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [hmem]=60000000-6fffffff [online]=movable
+declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [hmem]=60000000-6fffffff
+	[cxl-region]=region2 [cxl-memdev]=0x5eed0001 [online]=movable
 	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [seed]=1 [accesses]=1 [zipf]=1)
 
 # ctl_takes COMMAND OPTION: pmemramctl COMMAND takes OPTION as the completion does (with a value

@@ -297,6 +297,36 @@ static void test_claim_hmem(void **state)
 	assert_non_null(strstr(text, "\nmatch = hmem:node=1\n"));
 }
 
+/* CXL claims: the serial goes into the file as given; the configuration reads it as sysfs
+ * prints it, so the same serial in hex is no change. */
+static void test_claim_cxl(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *text = NULL;
+	struct json_object *j;
+
+	run = RUN(state, "claim", "--json", "m", "--cxl-memdev", "1592590337");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_string_equal(json_string_at(j, "match"), "cxl-memdev:0x5eed0001");
+	json_object_put(j);
+	text = read_conf(state, DROPIN("m"));
+	assert_non_null(strstr(text, "\nmatch = cxl-memdev:1592590337\n"));
+	free(run);
+	run = RUN(state, "claim", "--json", "m", "--cxl-memdev", "0x5EED0001");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_string_equal(json_string_at(j, "action"), "unchanged");
+	json_object_put(j);
+
+	free(run);
+	run = RUN(state, "claim", "r", "--cxl-region", "region7");
+	assert_int_equal(run->status, 0);
+	free(text);
+	text = read_conf(state, DROPIN("r"));
+	assert_non_null(strstr(text, "\nmatch = cxl-region:region7\n"));
+}
+
 static void test_claim_idempotent(void **state)
 {
 	_cleanup_(freep) struct run *first = NULL, *again = NULL, *changed = NULL, *json = NULL;
@@ -467,10 +497,11 @@ static void test_claim_usage(void **state)
 		  "pmemramctl claim: --convert needs --uuid: converting a namespace to devdax DESTROYS its contents, so "
 		  "it is allowed only for one namespace named by its UUID, not with --all-devdax\n" },
 		{ { "claim", "x" },
-		  "pmemramctl claim: missing what to claim: --uuid, --device, --region, --hmem or --all-devdax\n" },
+		  "pmemramctl claim: missing what to claim: --uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev "
+		  "or --all-devdax\n" },
 		{ { "claim", "x", "--hmem", "node=1", "--region", "region0" },
 		  "pmemramctl claim: --hmem and --region: a claim matches one way; give exactly one of --uuid, "
-		  "--device, --region, --hmem or --all-devdax\n" },
+		  "--device, --region, --hmem, --cxl-region, --cxl-memdev or --all-devdax\n" },
 		{ { "claim", "x", "--hmem", "0-1 2" },
 		  "pmemramctl claim: --hmem: invalid value '0-1 2' (expected START-END in hex, or node=N)\n" },
 		{ { "claim", "x", "--hmem", "node=1", "--convert" },
@@ -481,10 +512,12 @@ static void test_claim_usage(void **state)
 		  "--destroy-data to say that you accept that\n" },
 		{ { "claim", "x", "--uuid", UUID, "--destroy-data" },
 		  "pmemramctl claim: --destroy-data goes with --convert only\n" },
+		{ { "claim", "x", "--cxl-memdev", "0x1 2" },
+		  "pmemramctl claim: --cxl-memdev: invalid value '0x1 2' (expected a memdev serial number)\n" },
 		{ { "claim", "--all-devdax" }, "pmemramctl claim: missing NAME\n" },
 		{ { "claim", "x", "--all-devdax", "--region", "region0" },
 		  "pmemramctl claim: --all-devdax and --region: a claim matches one way; give exactly one of --uuid, "
-		  "--device, --region, --hmem or --all-devdax\n" },
+		  "--device, --region, --hmem, --cxl-region, --cxl-memdev or --all-devdax\n" },
 		{ { "claim", "x", "--all-devdax", "--online", "moveable" },
 		  "pmemramctl claim: --online: expected 'movable' or 'normal', got 'moveable'\n" },
 		{ { "claim", "a/b", "--all-devdax" },
@@ -951,13 +984,21 @@ static void test_from_daxctl_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		CLAIM_TEST(test_claim_writes),	       CLAIM_TEST(test_claim_new_config_dir),
-		CLAIM_TEST(test_claim_idempotent),     CLAIM_TEST(test_claim_hmem),
-		CLAIM_TEST(test_claim_conflict),       CLAIM_TEST(test_claim_invalid),
-		CLAIM_TEST(test_claim_usage),	       CLAIM_TEST(test_unclaim_removes),
-		CLAIM_TEST(test_unclaim_hand_written), CLAIM_TEST(test_daemon),
-		CLAIM_TEST(test_load_swapped),	       CLAIM_TEST(test_from_daxctl_writes),
-		CLAIM_TEST(test_from_daxctl_refuses),  CLAIM_TEST(test_from_daxctl_missing),
+		CLAIM_TEST(test_claim_writes),
+		CLAIM_TEST(test_claim_new_config_dir),
+		CLAIM_TEST(test_claim_idempotent),
+		CLAIM_TEST(test_claim_hmem),
+		CLAIM_TEST(test_claim_cxl),
+		CLAIM_TEST(test_claim_conflict),
+		CLAIM_TEST(test_claim_invalid),
+		CLAIM_TEST(test_claim_usage),
+		CLAIM_TEST(test_unclaim_removes),
+		CLAIM_TEST(test_unclaim_hand_written),
+		CLAIM_TEST(test_daemon),
+		CLAIM_TEST(test_load_swapped),
+		CLAIM_TEST(test_from_daxctl_writes),
+		CLAIM_TEST(test_from_daxctl_refuses),
+		CLAIM_TEST(test_from_daxctl_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
