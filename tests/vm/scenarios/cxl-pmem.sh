@@ -4,7 +4,8 @@
 # region on memdev mem0, ndctl a devdax namespace on its nvdimm region;
 # pmemramd leaves it alone while only another serial is claimed, takes it by
 # the memdev's serial (written as cxl list prints it), onlines it as Movable,
-# gives it back on release and takes it again, then the same by CXL region.
+# gives it back on release and takes it again, then the same by CXL region
+# (claimed with pmemramctl claim --cxl-region).
 # daxctl list -M and cxl list, which we did not write, say what happened.
 set -u
 . ./lib.sh
@@ -92,8 +93,8 @@ is "$D online again, Movable" "$(dev_state "$D")" "$nd online Movable"
 
 # The same by CXL region name (not stable across boots: cxl assigns the next free number).
 ok "release $D again" pmemramctl release "$D"
-printf '[claim "by-region"]\nmatch = cxl-region:%s\n' "$R" >"$conf"
-must "reload pmemramd with a claim on $R" systemctl reload pmemramd.service
+echo "# written by the cxl-pmem scenario: no claims" >"$conf"
+must "pmemramctl claim by-region --cxl-region $R" pmemramctl claim by-region --cxl-region "$R"
 ok "pmemramctl reclaim $D" pmemramctl reclaim "$D"
 is "$D online as Movable, claimed by $R" "$(dev_state "$D") $(pmemramctl status --json |
 	jq -r --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .matched_by')" \
