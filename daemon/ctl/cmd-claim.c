@@ -761,8 +761,8 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		if (a.match != _PMEMRAM_MATCH_MAX || settings)
 			return ctl_usage_error("claim",
 					       "--from-daxctl takes the claims' settings from daxctl's files: "
-					       "no --uuid, --device, --region, --hmem, --all-devdax, --online, --convert "
-					       "or --destroy-data");
+					       "no --uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev, "
+					       "--all-devdax, --online, --convert or --destroy-data");
 		if (optind + 1 < argc)
 			return ctl_usage_error("claim", "unexpected argument '%s'", argv[optind + 1]);
 		return ctl_claim_from_daxctl(dir, optind < argc ? argv[optind] : NULL, json);
