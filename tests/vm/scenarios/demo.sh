@@ -6,7 +6,7 @@
 set -u
 . ./lib.sh
 
-plan 5
+plan 6
 report=$PMEMRAM_OUT/report.txt
 
 section() { printf '\n=== %s ===\n' "$*" >>"$report"; }
@@ -54,6 +54,25 @@ for f in enabled reason order; do
 		printf 'effective %s: %s\n' "$f" "$(cat "/sys/kernel/mm/shuffle/$f")" >>"$report"
 done
 
+# What this kernel can hand to pmemram, and what needs a newer one.
+section "dax sources on this kernel ($(uname -r))"
+# source_line WHAT NOTE MODULE...: "yes" when every module is loaded or
+# built in (/sys/module/NAME) or installed (modinfo), as a user would ask.
+source_line() {
+	local what=$1 note=$2 have=yes m
+	shift 2
+	for m in "$@"; do
+		[ -d "/sys/module/$m" ] || modinfo "$m" >/dev/null 2>&1 || have=no
+	done
+	printf '%-36s %-3s (%s)\n' "$what:" "$have" "$note" >>"$report"
+}
+source_line "NVDIMM namespaces (libnvdimm)" "claims by uuid, device, region; convert/create through libndctl" \
+	libnvdimm nd_pmem dax_pmem
+source_line "soft-reserved memory (dax_hmem)" \
+	"claims by hmem range or target node; 6.1 leaves it on device_dax, >= 6.3 gives it to kmem itself" dax_hmem
+source_line "CXL pmem regions (cxl_*)" \
+	"claims by memdev serial or CXL region; 6.1 builds pmem regions only, volatile ones need >= 6.3" \
+	cxl_acpi cxl_pci cxl_mem cxl_pmem
 uuid=$(new_uuid)
 must "initialise the label area" init_labels
 dev=$(mkns demo devdax all "$uuid") || bail "cannot create a devdax namespace"
@@ -76,5 +95,6 @@ ok "the report shows a direct-mapped cache" grep -q "direct-mapped" "$report"
 ok "MemTotal grew" test "$after_kb" -gt "$before_kb"
 ok "node 2 has memory now" test "$(node_mem_mb 2)" -gt 0
 ok "daxctl reports $dev in system-ram mode" grep -Eq '"mode": ?"system-ram"' "$report"
+ok "the report says which dax sources this kernel offers" grep -q "^NVDIMM namespaces (libnvdimm): *yes" "$report"
 
 done_testing
