@@ -33,7 +33,7 @@ struct manager_export {
 	uint64_t reconcile_usec_total;
 	/* the last reconcile that read the system */
 	bool known;
-	uint64_t devices[_PMEMRAM_DAX_MODE_MAX][2]; /* by mode, and [1] when on an NVDIMM namespace */
+	uint64_t devices[_PMEMRAM_DAX_MODE_MAX][_PMEMRAM_DAX_SOURCE_MAX]; /* by mode and source */
 	uint64_t verdicts[_PMEMRAM_VERDICT_MAX][_PMEMRAM_REASON_MAX];
 	size_t n_unmatched;
 	uint64_t kmem_online_bytes;
@@ -93,8 +93,8 @@ static void note_devices(struct manager_export *e, const struct pmemram_reconcil
 	for (size_t i = 0; i < o->observed.n_devices; i++) {
 		const struct pmemram_observed_dax *d = &o->observed.devices[i];
 
-		if (d->dax.mode < _PMEMRAM_DAX_MODE_MAX)
-			e->devices[d->dax.mode][d->region[0] != '\0']++;
+		if ((unsigned)d->dax.mode < _PMEMRAM_DAX_MODE_MAX && (unsigned)d->dax.source < _PMEMRAM_DAX_SOURCE_MAX)
+			e->devices[d->dax.mode][d->dax.source]++;
 	}
 	for (size_t i = 0; i < plan->n_verdicts; i++) {
 		const struct pmemram_device_verdict *v = &plan->verdicts[i];
@@ -264,10 +264,10 @@ static void fill_counts(const struct manager_export *e, struct pmemram_metrics *
 		if (e->results[i])
 			results[mt->n_reconciles++] = (struct pmemram_metrics_count){ result_names[i], NULL, e->results[i] };
 	for (int d = 0; d < _PMEMRAM_DAX_MODE_MAX; d++)
-		for (int s = 1; s >= 0; s--)
+		for (int s = 0; s < _PMEMRAM_DAX_SOURCE_MAX; s++)
 			if (e->devices[d][s])
 				devices[mt->n_devices++] = (struct pmemram_metrics_count){
-					pmemram_dax_mode_to_string(d), s ? "nvdimm" : "other", e->devices[d][s]
+					pmemram_dax_mode_to_string(d), pmemram_dax_source_to_string(s), e->devices[d][s]
 				};
 	for (int v = 0; v < _PMEMRAM_VERDICT_MAX; v++)
 		for (int r = 0; r < _PMEMRAM_REASON_MAX; r++)
@@ -288,7 +288,7 @@ static void fill_counts(const struct manager_export *e, struct pmemram_metrics *
 static void write_metrics(struct manager *m, const struct reading *rd)
 {
 	struct manager_export *e = m->export;
-	struct pmemram_metrics_count results[RESULTS], devices[_PMEMRAM_DAX_MODE_MAX * 2],
+	struct pmemram_metrics_count results[RESULTS], devices[_PMEMRAM_DAX_MODE_MAX * _PMEMRAM_DAX_SOURCE_MAX],
 		verdicts[_PMEMRAM_VERDICT_MAX * _PMEMRAM_REASON_MAX], failures[RELEASE_FAILURES_MAX];
 	struct pmemram_metrics mt = {
 		.ready = m->ready,

@@ -13,7 +13,7 @@ static const struct pmemram_metrics_count devices[] = {
 	{ "system-ram", "nvdimm", 1 },
 	{ "devdax", "nvdimm", 1 },
 	{ "system-ram", "nvdimm", 1 },
-	{ "devdax", "other", 1 },
+	{ "devdax", "hmem", 1 },
 };
 static const struct pmemram_metrics_count verdicts[] = {
 	{ "converged", "none", 2 },

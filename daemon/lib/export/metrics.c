@@ -116,8 +116,8 @@ static void devices(const struct pmemram_metrics *m, FILE *f)
 	if (!m->devices_known)
 		return;
 	counts(f, "pmemram_dax_devices", "gauge",
-	       "Dax devices by driver state and source (nvdimm: an NVDIMM namespace; other: none).", "state", "source",
-	       m->devices, m->n_devices);
+	       "Dax devices by driver state and source (nvdimm, hmem, cxl or unknown).", "state", "source", m->devices,
+	       m->n_devices);
 	counts(f, "pmemram_claimed_devices", "gauge", "Claimed devices and namespaces by verdict and reason.",
 	       "verdict", "reason", m->verdicts, m->n_verdicts);
 	single(f, "pmemram_unmatched_claims", "gauge", "Claims that match no device.", m->n_unmatched_claims);
