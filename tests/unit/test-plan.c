@@ -816,6 +816,12 @@ static void test_namespaces(void **state)
 	strcpy(w.namespaces[0].in_use, "/dev/pmem0 held by dm-0");
 	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_BLOCKDEV_BUSY,
 		       "fsdax namespace in use (/dev/pmem0 held by dm-0); not converting");
+
+	/* a process whose descriptors could not be read may hold it open */
+	w.namespaces[0].in_use[0] = '\0';
+	w.o.n_unreadable_processes = 3;
+	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_USERS_UNKNOWN,
+		       "the descriptors of 3 processes could not be read: one may hold /dev/pmem0 open; not converting");
 }
 
 #define CLAIM_CREATE "[claim \"made\"]\nmatch = region:region0\ncreate = devdax\n"

@@ -84,6 +84,7 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
 	r = pmemram_blockdev_users_scan(ctx, o->namespaces, o->observed.n_namespaces);
 	if (r < 0)
 		return r;
+	o->observed.n_unreadable_processes = o->n_unreadable_processes;
 	o->users_scanned = true;
 	return 0;
 }

@@ -47,6 +47,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_ZONE_NOT_VALID] = "zone-not-valid",
 	[PMEMRAM_REASON_HELD] = "held",
 	[PMEMRAM_REASON_APPLY_FAILED] = "apply-failed",
+	[PMEMRAM_REASON_USERS_UNKNOWN] = "users-unknown",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -487,7 +488,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 
 /* Why a claimed namespace is not converted, or PMEMRAM_REASON_NONE and what the conversion does. */
 static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const struct pmemram_observed_namespace *ns,
-				      const char *mode, char *text, size_t size)
+				      const char *mode, size_t unreadable, char *text, size_t size)
 {
 	/* A namespace a create = devdax claim made (named after it) and left unfinished is its own. */
 	bool convert = claim->convert || claim->create;
@@ -515,6 +516,12 @@ static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const s
 	if (ns->in_use[0]) {
 		snprintf(text, size, "%s namespace in use (%s); not converting", mode, ns->in_use);
 		return PMEMRAM_REASON_BLOCKDEV_BUSY;
+	}
+	if (unreadable > 0) {
+		snprintf(text, size,
+			 "the descriptors of %zu processes could not be read: one may hold /dev/%s open; not converting",
+			 unreadable, ns->blockdev[0] ? ns->blockdev : "?");
+		return PMEMRAM_REASON_USERS_UNKNOWN;
 	}
 	if (ns->mode == PMEMRAM_NS_DEVDAX)
 		snprintf(text, size, "finish the conversion to devdax: enable its dax device (destroys its contents)");
@@ -558,7 +565,7 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		return 0;
 
 	v = add_verdict(b, ns->name, claim);
-	reason = ns_refusal(claim, ns, mode ? mode : "?", text, sizeof(text));
+	reason = ns_refusal(claim, ns, mode ? mode : "?", b->observed->n_unreadable_processes, text, sizeof(text));
 	set_verdict(v, reason, "%s", text);
 	if (reason != PMEMRAM_REASON_NONE)
 		return 0;

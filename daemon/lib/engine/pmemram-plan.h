@@ -86,6 +86,9 @@ struct pmemram_observed {
 	const struct pmemram_observed_namespace *namespaces;
 	size_t n_regions;
 	const struct pmemram_observed_region *regions;
+	/* Processes whose maps or descriptors the users scan could not read (pmemram_users_scan()):
+	 * a namespace one of them may hold open is not converted. */
+	size_t n_unreadable_processes;
 	/* When set, only memory blocks [scope_first, scope_end) were read: the plan judges and acts
 	 * on those alone, and a device's other blocks are neither missing nor planned. */
 	bool scoped;
@@ -128,23 +131,24 @@ enum pmemram_verdict {
 enum pmemram_reason {
 	PMEMRAM_REASON_NONE,
 	PMEMRAM_REASON_UNCLAIMED,
-	PMEMRAM_REASON_NAMESPACE_MODE,	  /* raw/sector/fsdax namespace and convert = no */
-	PMEMRAM_REASON_MOUNTED,		  /* namespace's block device mounted: no conversion */
-	PMEMRAM_REASON_MAPPED,		  /* dax device mapped by a process */
-	PMEMRAM_REASON_OPEN,		  /* dax device held open (not mapped) by a process */
-	PMEMRAM_REASON_BLOCKDEV_BUSY,	  /* namespace's block device open, swap or held: no conversion */
-	PMEMRAM_REASON_OTHER_DRIVER,	  /* bound to a driver other than device_dax or kmem */
-	PMEMRAM_REASON_NO_TARGET_NODE,	  /* kmem rejects target_node -1 */
-	PMEMRAM_REASON_NO_RESOURCE,	  /* physical address unknown (resource is root-only) */
-	PMEMRAM_REASON_TOO_SMALL,	  /* no whole memory block inside the range */
-	PMEMRAM_REASON_AUTO_ONLINE,	  /* kernel auto_online_blocks would pick another zone */
-	PMEMRAM_REASON_UDEV_ONLINE,	  /* a udev rule would online into another zone */
-	PMEMRAM_REASON_BLOCKS_MISSING,	  /* kmem bound but blocks of the range absent */
+	PMEMRAM_REASON_NAMESPACE_MODE,	    /* raw/sector/fsdax namespace and convert = no */
+	PMEMRAM_REASON_MOUNTED,		    /* namespace's block device mounted: no conversion */
+	PMEMRAM_REASON_MAPPED,		    /* dax device mapped by a process */
+	PMEMRAM_REASON_OPEN,		    /* dax device held open (not mapped) by a process */
+	PMEMRAM_REASON_BLOCKDEV_BUSY,	    /* namespace's block device open, swap or held: no conversion */
+	PMEMRAM_REASON_OTHER_DRIVER,	    /* bound to a driver other than device_dax or kmem */
+	PMEMRAM_REASON_NO_TARGET_NODE,	    /* kmem rejects target_node -1 */
+	PMEMRAM_REASON_NO_RESOURCE,	    /* physical address unknown (resource is root-only) */
+	PMEMRAM_REASON_TOO_SMALL,	    /* no whole memory block inside the range */
+	PMEMRAM_REASON_AUTO_ONLINE,	    /* kernel auto_online_blocks would pick another zone */
+	PMEMRAM_REASON_UDEV_ONLINE,	    /* a udev rule would online into another zone */
+	PMEMRAM_REASON_BLOCKS_MISSING,	    /* kmem bound but blocks of the range absent */
 	PMEMRAM_REASON_BLOCK_GOING_OFFLINE, /* someone is offlining a block right now */
-	PMEMRAM_REASON_BLOCK_BEING_ADDED, /* a block of the range has no node link yet */
-	PMEMRAM_REASON_ZONE_NOT_VALID,	  /* an offline block's valid_zones lacks the claimed zone */
-	PMEMRAM_REASON_HELD,		  /* given back with release: left alone until reclaimed */
-	PMEMRAM_REASON_APPLY_FAILED,	  /* an action failed: the text says which and why */
+	PMEMRAM_REASON_BLOCK_BEING_ADDED,   /* a block of the range has no node link yet */
+	PMEMRAM_REASON_ZONE_NOT_VALID,	    /* an offline block's valid_zones lacks the claimed zone */
+	PMEMRAM_REASON_HELD,		    /* given back with release: left alone until reclaimed */
+	PMEMRAM_REASON_APPLY_FAILED,	    /* an action failed: the text says which and why */
+	PMEMRAM_REASON_USERS_UNKNOWN,	    /* processes the users scan could not read: no conversion */
 	_PMEMRAM_REASON_MAX,
 };
 
