@@ -620,6 +620,48 @@ static void test_convert_namespace(void **state)
 	assert_string_equal(f->calls[0], "convert namespace0.0 " NS_UUID);
 }
 
+/* The users are looked at again right before the op: mounted, or open by a process (which
+ * libndctl's exclusive open would miss), the namespace is left alone. */
+static void test_convert_namespace_rechecks_users(void **state)
+{
+	static const struct pmemram_action mounted[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE,
+		  .device = "namespace2.0",
+		  .uuid = FAKE_UUID_FSDAX,
+		  .node = -1 },
+	};
+	static const struct pmemram_action open[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE,
+		  .device = "namespace3.0",
+		  .uuid = FAKE_UUID_RAW,
+		  .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(run(f, mounted, 1, false, &report), -EBUSY);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "namespace2.0: in use (/dev/pmem2 mounted): not converting");
+	report = pmemram_apply_report_free(report);
+
+	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/comm", "dd\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/exe", "/usr/bin/dd"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/maps", "\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/fd/3", "/dev/pmem3"), 0);
+	assert_int_equal(run(f, open, 1, false, &report), -EBUSY);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "namespace3.0: in use (/dev/pmem3 open by pid 6262 (dd)): not converting");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 0);
+
+	/* closed again: converted */
+	assert_int_equal(fake_sysfs_remove(f->env->proc, "6262/fd/3"), 0);
+	assert_int_equal(run(f, open, 1, false, &report), 0);
+	assert_int_equal(f->n_calls, 1);
+	assert_string_equal(f->calls[0], "convert namespace3.0 " FAKE_UUID_RAW);
+	report = pmemram_apply_report_free(report);
+}
+
 /* An op that says it converted but leaves the mode as it was is caught by the re-read. */
 static void test_convert_namespace_no_effect(void **state)
 {
@@ -734,21 +776,22 @@ static void test_default_ops_use_libdaxctl(void **state)
 static void test_default_ops_use_libndctl(void **state)
 {
 	static const struct pmemram_action actions[] = {
-		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace99.99", .uuid = NS_UUID, .node = -1 },
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE,
+		  .device = "namespace3.0",
+		  .uuid = FAKE_UUID_RAW,
+		  .node = -1 },
 		{ .type = PMEMRAM_ACTION_CREATE_NAMESPACE, .device = "region99", .claim = "made", .node = -1 },
 	};
 	struct pmemram_apply_report *report = NULL;
 	struct fake *f = FAKE(state);
 
-	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace99.99/mode", "memory\n"), 0);
-	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace99.99/uuid", NS_UUID "\n"), 0);
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/region99/available_size", "0\n"), 0);
 	pmemram_ctx_set_log_fn(f->env->ctx, count_debug);
 	pmemram_ctx_set_log_priority(f->env->ctx, LOG_DEBUG);
 	debug_lines = 0;
 	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, NULL, &report), -ENODEV);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
-		      "namespace99.99: conversion to devdax failed: No such device (mode now memory)");
+		      "namespace3.0: conversion to devdax failed: No such device (mode now raw)");
 	report = pmemram_apply_report_free(report);
 	assert_int_equal(pmemram_apply(f->env->ctx, actions + 1, 1, NULL, &report), -ENODEV);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
@@ -954,6 +997,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_namespace_rechecks_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libndctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),

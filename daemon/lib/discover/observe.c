@@ -89,6 +89,42 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
 	return 0;
 }
 
+int pmemram_namespace_in_use(struct pmemram_ctx *ctx, const char *name, char *why, size_t size)
+{
+	_cleanup_(freep) struct pmemram_observed_namespace *list = NULL;
+	struct pmemram_observed_namespace *ns = NULL;
+	size_t n = 0, unreadable = 0;
+	int r;
+
+	if (!ctx || !name || !why || size == 0)
+		return -EINVAL;
+	why[0] = '\0';
+	r = pmemram_namespaces_read(ctx, &list, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && !ns; i++)
+		if (streq(list[i].name, name))
+			ns = &list[i];
+	if (!ns || !ns->blockdev[0])
+		return 0;
+	r = pmemram_users_scan(ctx, NULL, 0, ns, 1, &unreadable);
+	if (r >= 0)
+		r = pmemram_mounts_scan(ctx, ns, 1);
+	if (r >= 0)
+		r = pmemram_blockdev_users_scan(ctx, ns, 1);
+	if (r < 0)
+		return r;
+	if (ns->mounted)
+		(void)snprintf(why, size, "/dev/%s mounted", ns->blockdev);
+	else if (ns->in_use[0])
+		(void)snprintf(why, size, "%s", ns->in_use);
+	else if (unreadable > 0)
+		(void)snprintf(why, size, "the descriptors of %zu processes could not be read", unreadable);
+	else
+		return 0;
+	return 1;
+}
+
 int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret)
 {
 	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;

@@ -137,6 +137,12 @@ int pmemram_blockdev_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed
  * matched by major:minor through sysfs dev/block/M:m, or by a /dev/pmem* source. */
 int pmemram_mounts_scan(struct pmemram_ctx *ctx, struct pmemram_observed_namespace *namespaces, size_t n);
 
+/* Whether namespace name ("namespace0.0") is in use now: mounted, open by a process, swap or held
+ * by another block device, or some process's descriptors unreadable; why says which.  For a
+ * check right before destroying it: the plan's scan may be seconds old.  1 in use, 0 not (or no
+ * such namespace with a block device), -errno. */
+int pmemram_namespace_in_use(struct pmemram_ctx *ctx, const char *name, char *why, size_t size);
+
 /* The first udev rule, in udev's order, that onlines memory: files *.rules in etc/udev/rules.d,
  * run/udev/rules.d, usr/local/lib/udev/rules.d, usr/lib/udev/rules.d, lib/udev/rules.d below the
  * udev root (a name in an earlier directory hides the same name in later ones), except

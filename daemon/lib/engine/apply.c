@@ -479,7 +479,7 @@ static int ns_read(struct run *run, const char *ns, char *mode, size_t mode_size
  * namespace must then read devdax with its dax device enabled. */
 static int convert_namespace(struct run *run, const struct pmemram_action *a)
 {
-	char mode[32], uuid[64];
+	char mode[32], uuid[64], why[PMEMRAM_PLAN_TEXT_MAX];
 	bool devdax;
 	int r, k;
 
@@ -491,6 +491,13 @@ static int convert_namespace(struct run *run, const struct pmemram_action *a)
 			    a->uuid[0] ? a->uuid : "(none)");
 	if (devdax)
 		return succeed(run, true, "%s: already devdax", a->device);
+	/* The plan's scan may be seconds old; libndctl's own check (an exclusive open) misses a
+	 * process that opened the disk without O_EXCL. */
+	r = pmemram_namespace_in_use(run->ctx, a->device, why, sizeof(why));
+	if (r < 0)
+		return fail(run, r, "%s: cannot tell whether it is in use: %s", a->device, strerror(-r));
+	if (r > 0)
+		return fail(run, -EBUSY, "%s: in use (%s): not converting", a->device, why);
 
 	r = run->ops->convert_namespace ? run->ops->convert_namespace(run->ctx, run->userdata, a->device, a->uuid)
 					: -EOPNOTSUPP;
