@@ -35,6 +35,7 @@ struct fake {
 	unsigned long probe_skips; /* a block the kernel fails to online during the bind, 0 none */
 	bool convert_stops;	   /* convert_namespace leaves the dax device disabled, -ENXIO */
 	bool convert_ignored;	   /* convert_namespace returns 0 and changes nothing */
+	bool convert_late_error;   /* convert_namespace converts, then returns -EIO */
 	char calls[16][64];
 	size_t n_calls;
 	size_t progress[16];
@@ -161,7 +162,7 @@ static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const
 	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/nd/devices/dax0.9/driver",
 					    "../../../bus/nd/drivers/nd_pmem"),
 			 0);
-	return 0;
+	return f->convert_late_error ? -EIO : 0;
 }
 
 /* As the kernel after libndctl's creation: region0's seed namespace0.1 sized, named and devdax
@@ -662,6 +663,26 @@ static void test_convert_namespace_rechecks_users(void **state)
 	report = pmemram_apply_report_free(report);
 }
 
+/* The op failed after the namespace became devdax: its contents are gone all the same, so the
+ * result is done (and says what the library reported), not "already". */
+static void test_convert_namespace_late_error(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CONVERT_NAMESPACE, .device = "namespace0.0", .uuid = NS_UUID, .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/mode", "raw\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/uuid", NS_UUID "\n"), 0);
+	f->convert_late_error = true;
+	assert_int_equal(run(f, actions, 1, false, &report), 0);
+	assert_result(report, 0, PMEMRAM_APPLY_DONE, 0,
+		      "namespace0.0: converted to devdax (uuid " NS_UUID " kept; its former contents are gone); "
+		      "the library then reported: Input/output error");
+	report = pmemram_apply_report_free(report);
+}
+
 /* An op that says it converted but leaves the mode as it was is caught by the re-read. */
 static void test_convert_namespace_no_effect(void **state)
 {
@@ -998,6 +1019,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_rechecks_users, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_namespace_late_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libndctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_onlines_during_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_online_fallbacks, setup, teardown),

@@ -504,9 +504,11 @@ static int convert_namespace(struct run *run, const struct pmemram_action *a)
 	k = ns_read(run, a->device, mode, sizeof(mode), uuid, sizeof(uuid), &devdax);
 	if (k < 0)
 		return fail(run, k, "%s: cannot re-read its mode after the conversion: %s", a->device, strerror(-k));
+	/* devdax now: this call destroyed the contents, whatever the library reported afterwards */
 	if (devdax)
-		return succeed(run, r < 0, "%s: converted to devdax (uuid %s kept; its former contents are gone)",
-			       a->device, uuid);
+		return succeed(run, false, "%s: converted to devdax (uuid %s kept; its former contents are gone)%s%s",
+			       a->device, uuid, r < 0 ? "; the library then reported: " : "",
+			       r < 0 ? strerror(-r) : "");
 	if (r < 0)
 		return fail(run, r, "%s: conversion to devdax failed: %s (mode now %s)", a->device, strerror(-r), mode);
 	return fail(run, -EIO, "%s: conversion to devdax took no effect: mode %s%s", a->device, mode,
@@ -581,7 +583,8 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 		return fail(run, k, "%s: cannot re-read its namespaces after creating one: %s", a->device,
 			    strerror(-k));
 	if (devdax)
-		return succeed(run, r < 0, "%s: created devdax namespace %s named '%s'", a->device, ns, a->claim);
+		return succeed(run, false, "%s: created devdax namespace %s named '%s'%s%s", a->device, ns, a->claim,
+			       r < 0 ? "; the library then reported: " : "", r < 0 ? strerror(-r) : "");
 	if (r < 0)
 		return fail(run, r, "%s: creating a devdax namespace named '%s' failed: %s", a->device, a->claim,
 			    strerror(-r));
