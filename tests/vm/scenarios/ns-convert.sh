@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # convert = yes on a claim by namespace UUID: a mounted fsdax namespace is
 # refused and its file survives (checksum before and after); unmounted,
-# pmemramd turns it into devdax, keeping its UUID, and onlines it as Movable.
+# held open by a process it is refused too; closed, pmemramd turns it into
+# devdax, keeping its UUID, and onlines it as Movable.
 # Conversions cut short by hand while pmemramd is stopped (a namespace
 # disabled with its fsdax device still attached; a raw one given to a dax seed
 # that was never enabled) are finished when it starts again, and an unclaimed
@@ -10,7 +11,7 @@
 set -u
 . ./lib.sh
 
-plan 21
+plan 23
 conf=/etc/pmemram/pmemram.conf
 ua=$(new_uuid) ub=$(new_uuid) uc=$(new_uuid) ud=$(new_uuid)
 nd=/sys/bus/nd/devices
@@ -51,8 +52,16 @@ must "unmount /dev/$A" umount /mnt/a
 must "mount /dev/$A again (read from the media)" mount "/dev/$A" /mnt/a
 is "the file's checksum is unchanged" "$(sha256sum </mnt/a/data)" "$sum"
 
-# (b) Unmounted: the plan says it destroys the data, and the daemon converts.
+# (b) Unmounted but held open by a process without O_EXCL (as dd or a
+# database would): refused, which libndctl's exclusive open alone would miss.
 must "unmount /dev/$A" umount /mnt/a
+exec 3<"/dev/$A"
+pmemramctl reconcile >&2
+is "daemon: $nsA open by this shell is refused" "$(daemon_verdict "$nsA")" "refused blockdev-busy"
+is "$nsA is still fsdax while open" "$(cat "$nd/$nsA/mode")" memory
+exec 3<&-
+
+# (c) Closed: the plan says it destroys the data, and the daemon converts.
 ok "pmemramctl plan says the conversion destroys the data" \
 	sh -c "pmemramctl plan | grep -q '$nsA: convert to devdax, DESTROYING ALL ITS DATA (uuid $ua)'"
 ok "pmemramctl plan --json marks it destroys_data" \
@@ -67,7 +76,7 @@ is "daemon: $daxA converged, claimed by UUID" "$(daemon_verdict "$daxA")" "conve
 ok "the journal has the namespace-converted event for $nsA" \
 	sh -c "journalctl -b -u pmemramd MESSAGE_ID=67eedf6a865f44a2b416f5d2b304988b PMEMRAM_DEVICE=$nsA | grep -q 'converted to devdax'"
 
-# (c) Cut short by hand, pmemramd stopped.
+# (d) Cut short by hand, pmemramd stopped.
 must "stop pmemramd" systemctl stop pmemramd.service
 B=$(mkns nsB fsdax 256M "$ub") || bail "cannot create namespace B"
 nsB=$(ns_of nsB)
