@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Two checks of the tree's hygiene, one test each:
+# Three checks of the tree's hygiene, one test each:
 # format: the C lines changed since BASE follow .clang-format (git clang-format of clang-format
 #   14, in --diff mode over them); fails naming FILE:LINE of each line it would change, with
 #   the diff.
@@ -8,6 +8,9 @@
 #   top (after a script's shebang), the license COPYING gives its part of the tree, with its
 #   text in LICENSES/.  Left out, as COPYING says: README files and Markdown, the fuzz corpora,
 #   the kernel series (kernel/patches/), COPYING, LICENSES/ and .gitignore.
+# text: no tracked text file holds a control character other than tab and newline (a form feed
+#   typed for troff's \f, say); fails naming FILE:LINE.  Binary files and the fuzz corpora are
+#   left out, and the license texts (their form feeds are the originals').
 #
 # Usage: tests/format-check.sh [BASE]
 # BASE defaults to the commit that added .clang-format: the tree was not reformatted then, so
@@ -132,7 +135,21 @@ check_spdx() {
 	fi
 }
 
+check_text() {
+	local bad
+	# -I: binary files are not text; the fuzz corpora hold control bytes on purpose.
+	bad=$(git ls-files -z -- . ':!:tests/fuzz/corpus' ':!:LICENSES' ':!:COPYING' | xargs -0 grep -InP '[\x00-\x08\x0b-\x1f\x7f]' -- 2>/dev/null |
+		cut -d: -f1,2 || true)
+	if [ -z "$bad" ]; then
+		pass "text: no control characters in the tracked text files"
+	else
+		fail "text: control characters at:"
+		printf '  %s\n' $bad
+	fi
+}
+
 check_format "$@"
 check_spdx
+check_text
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
