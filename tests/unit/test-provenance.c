@@ -6,9 +6,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
@@ -67,12 +72,43 @@ static void test_onlined_record(void **state)
 	pmemram_ctx_clear_error(env->ctx);
 }
 
+/* An update waits for the lock another writer holds: neither loses the other's line. */
+static void test_onlined_lock(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char dir[PATH_MAX], lock[PATH_MAX + 16];
+	int fd, status;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/run", env->root);
+	assert_int_equal(fake_sysfs_write(dir, "keep", "\n"), 0);
+	snprintf(lock, sizeof(lock), "%s/" PMEMRAM_ONLINED_LOCK_FILE, dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(pmemram_onlined_add(env->ctx, dir, "dax0.0") == 0 ? 0 : 1);
+	nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0); /* still waiting for the lock */
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "<absent>");
+
+	assert_int_equal(flock(fd, LOCK_UN), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
+	close(fd);
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FAKE_TEST(test_onlined_record, fake_env_setup_hmat),
+		FAKE_TEST(test_onlined_lock, fake_env_setup_hmat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,8 @@ struct pmemram_observation;
  * runtime directory (beside PMEMRAM_HELD_FILE).  A name is no key: an hmem device's dax0.0 may be
  * an NVDIMM's next boot. */
 #define PMEMRAM_ONLINED_FILE "onlined"
+/* Locked (flock(LOCK_EX)) by each update of the record, for its whole read-modify-write. */
+#define PMEMRAM_ONLINED_LOCK_FILE "onlined.lock"
 #define PMEMRAM_ONLINED_MAX 256
 
 /* Record that pmemram bound device to kmem; records of devices no longer on kmem (released, by

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Provenance of dax devices: source, physical range, whether release can give one back, and pmemram's own binds. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "json-util.h"
 #include "pmemram-observe.h"
@@ -13,6 +16,25 @@ static int onlined_path(const char *dir, char *buf, size_t size)
 	int n = snprintf(buf, size, "%s/" PMEMRAM_ONLINED_FILE, dir);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Lock the record against another writer (pmemramd and pmemramctl reconcile --local) for a whole
+ * read-modify-write: the lock is on a file of its own, since the update's rename replaces the
+ * record.  The locked descriptor or -errno. */
+static int onlined_lock(const char *dir)
+{
+	_cleanup_(closep) int fd = -1;
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/" PMEMRAM_ONLINED_LOCK_FILE, dir);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) < 0)
+		return -errno;
+	return TAKE_FD(fd);
 }
 
 static void free_ids(char **ids, size_t n)
@@ -90,6 +112,7 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 	char *ids[PMEMRAM_ONLINED_MAX] = {}, path[PATH_MAX];
 	_cleanup_(freep) char(*now)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
 	_cleanup_(freep) char *text = NULL;
+	_cleanup_(closep) int lock = -1;
 	size_t n = 0, n_now = 0, size = 0, kept = 0;
 	bool present = false;
 	FILE *f;
@@ -98,6 +121,9 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 	r = onlined_path(dir, path, sizeof(path));
 	if (r < 0)
 		return r;
+	lock = onlined_lock(dir);
+	if (lock < 0)
+		return lock;
 	r = pmemram_onlined_read(dir, ids, &n);
 	if (r < 0)
 		return r;
