@@ -525,20 +525,6 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 	log_result(userdata, res);
 }
 
-/* The record of pmemram's own kmem binds (for status) keeps only devices still on kmem. */
-static void prune_onlined(struct manager *m)
-{
-	int r;
-
-	if (!m->runtime_dir)
-		return;
-	r = pmemram_onlined_prune(m->ctx, m->runtime_dir, m->last ? m->last->observation : NULL);
-	if (r < 0)
-		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
-		       m->runtime_dir, strerror(-r));
-	pmemram_ctx_clear_error(m->ctx);
-}
-
 int manager_reconcile(struct manager *m, const char *why)
 {
 	char record[PATH_MAX];
@@ -616,7 +602,10 @@ int manager_reconcile(struct manager *m, const char *why)
 
 	pmemram_reconcile_result_free(m->last);
 	m->last = res;
-	prune_onlined(m);
+	/* The reconcile updated the record of pmemram's own kmem binds (for status). */
+	if (res->onlined_error < 0)
+		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
+		       m->runtime_dir, strerror(-res->onlined_error));
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);

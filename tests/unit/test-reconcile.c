@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,6 +179,44 @@ static void test_converged_reads_once(void **state)
 	assert_int_equal(reconcile_cost, observe_cost);
 }
 
+/* The record of pmemram's kmem binds is written from the reconcile's results and observation: the
+ * bound device by its namespace, and not a sysfs access more than a reconcile that records
+ * nothing. */
+static void test_records_binds(void **state)
+{
+	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
+	struct fake *f = FAKE(state);
+	struct pmemram_ctx *ctx = f->env->ctx;
+	char dir[PATH_MAX];
+	struct pmemram_apply_options apply = { .ops = &ops, .ops_userdata = f };
+	struct pmemram_reconcile_options o = { .apply = &apply };
+	uint64_t before, plain, recording;
+
+	snprintf(dir, sizeof(dir), "%s/run", f->env->root);
+	assert_int_equal(fake_sysfs_write(dir, "keep", "\n"), 0);
+	before = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_reconcile(ctx, f->config, &o, &res), 0);
+	plain = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS) - before;
+	res = pmemram_reconcile_result_free(res);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "<absent>");
+
+	/* the same bind again, from device_dax and no blocks, now recorded */
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, DEV, "device_dax"), 0);
+	for (unsigned long b = FIRST; b < END; b++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "devices/system/memory/memory%lu", b);
+		assert_int_equal(fake_sysfs_remove(f->env->root, path), 0);
+	}
+	apply.onlined_dir = dir;
+	before = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_reconcile(ctx, f->config, &o, &res), 0);
+	recording = pmemram_ctx_get_accesses(ctx, PMEMRAM_ROOT_SYSFS) - before;
+	assert_int_equal(res->onlined_error, 0);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "uuid:" FAKE_UUID_KMEM);
+	assert_int_equal(recording, plain);
+}
+
 /* A failed action marks its device FAILED, leaves the others alone, and has the next round read
  * the system again rather than trust what was carried: -EIO, two observations. */
 static void test_failure_observes_again(void **state)
@@ -240,6 +279,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fresh_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_converged_reads_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_binds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_observes_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run, setup, teardown),

@@ -12,7 +12,6 @@
 #include "pmemram-observe.h"
 #include "pmemram-pagemap.h"
 #include "pmemram-private.h"
-#include "pmemram-provenance.h"
 
 #define MEMORY_DIR "devices/system/memory"
 #define DAX_DIR "bus/dax/devices"
@@ -765,20 +764,6 @@ const struct pmemram_apply_ops pmemram_apply_default_ops = {
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
-/* A bind that took: pmemram's, as status says.  Not recording it only costs status that fact;
- * pmemramd reports a record it cannot write when it prunes the record after the reconcile. */
-static void record_onlined(struct pmemram_ctx *ctx, const char *dir, const char *device)
-{
-	int r;
-
-	if (!dir)
-		return;
-	r = pmemram_onlined_add(ctx, dir, device);
-	if (r < 0)
-		log_debug(ctx, "%s: cannot record the kmem bind in %s: %s", device, dir, strerror(-r));
-	pmemram_ctx_clear_error(ctx);
-}
-
 int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions, size_t n_actions,
 		  const struct pmemram_apply_options *options, struct pmemram_apply_report **ret_report)
 {
@@ -829,10 +814,8 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 		}
 
 		r = apply_one(&run, &actions[i]);
-		if (actions[i].type == PMEMRAM_ACTION_BIND_KMEM && run.res->status == PMEMRAM_APPLY_DONE) {
+		if (actions[i].type == PMEMRAM_ACTION_BIND_KMEM && run.res->status == PMEMRAM_APPLY_DONE)
 			(void)snprintf(run.bound, sizeof(run.bound), "%s", actions[i].device);
-			record_onlined(ctx, o->onlined_dir, actions[i].device);
-		}
 		if (r < 0)
 			report->failed = (long)i;
 		else

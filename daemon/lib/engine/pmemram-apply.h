@@ -98,8 +98,9 @@ struct pmemram_apply_options {
 	 * the device's blocks into the claimed zone (PMEMRAM_AUTO_ONLINE_NAME in pmemramd's runtime
 	 * directory); NULL: the knob is left alone and every block is onlined by its own write. */
 	const char *auto_online_record;
-	/* The runtime directory where a kmem bind that succeeded is recorded as pmemram's
-	 * (pmemram_onlined_add()), for status; NULL: not recorded. */
+	/* The runtime directory where pmemram_reconcile() records the kmem binds that succeeded as
+	 * pmemram's (pmemram_onlined_note(), once after its last round), for status; NULL: not
+	 * recorded.  pmemram_apply() alone does not read it. */
 	const char *onlined_dir;
 };
 

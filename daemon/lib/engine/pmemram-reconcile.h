@@ -29,6 +29,7 @@ struct pmemram_reconcile_result {
 	uint64_t observe_usec, users_usec, apply_usec; /* time spent reading, scanning users, applying */
 	size_t n_unreadable_processes;	       /* of the last observation */
 	struct pmemram_observation *observation; /* the last, with the verified results carried in */
+	int onlined_error;			 /* -errno when apply->onlined_dir's record was not updated */
 };
 
 /*

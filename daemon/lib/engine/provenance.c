@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "json-util.h"
+#include "pmemram-apply.h"
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 #include "pmemram-provenance.h"
@@ -104,17 +105,16 @@ static int kmem_identities(struct pmemram_ctx *ctx, const struct pmemram_observa
 	return 0;
 }
 
-/* Rewrite the record: ids still on kmem (as observed, or now), and add when not NULL; 1 when it
+/* Rewrite the record: ids still on kmem (as observed, or now), and add[] not yet in it; 1 when it
  * changed. */
 static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
-			  const char *add)
+			  char (*add)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t n_add)
 {
 	char *ids[PMEMRAM_ONLINED_MAX] = {}, path[PATH_MAX];
 	_cleanup_(freep) char(*now)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
 	_cleanup_(freep) char *text = NULL;
 	_cleanup_(closep) int lock = -1;
-	size_t n = 0, n_now = 0, size = 0, kept = 0;
-	bool present = false;
+	size_t n = 0, n_now = 0, size = 0, kept = 0, added = 0;
 	FILE *f;
 	int r;
 
@@ -137,20 +137,29 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 
 		for (size_t k = 0; k < n_now; k++)
 			on_kmem = on_kmem || streq(now[k], ids[i]);
-		present = present || (add && streq(add, ids[i]));
 		if (on_kmem) {
 			fprintf(f, "%s\n", ids[i]);
 			kept++;
 		}
 	}
-	if (r >= 0 && add && !present && kept < PMEMRAM_ONLINED_MAX)
-		fprintf(f, "%s\n", add);
+	for (size_t a = 0; r >= 0 && a < n_add && kept + added < PMEMRAM_ONLINED_MAX; a++) {
+		bool present = false;
+
+		for (size_t i = 0; i < n; i++)
+			present = present || streq(add[a], ids[i]);
+		for (size_t b = 0; b < a; b++)
+			present = present || streq(add[a], add[b]);
+		if (!present) {
+			fprintf(f, "%s\n", add[a]);
+			added++;
+		}
+	}
 	free_ids(ids, n);
 	if (f && fclose(f) != 0)
 		r = -ENOMEM;
 	if (r < 0)
 		return r;
-	if (kept == n && (!add || present))
+	if (kept == n && added == 0)
 		return 0;
 	r = file_write_atomic(path, text ? text : "", size, 0644, 0);
 	return r < 0 ? r : 1;
@@ -158,15 +167,15 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 
 int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device)
 {
-	char id[PMEMRAM_DEVICE_IDENTITY_MAX];
+	char id[1][PMEMRAM_DEVICE_IDENTITY_MAX];
 	int r;
 
 	if (!ctx || !dir || !device)
 		return -EINVAL;
-	r = pmemram_dax_identity_read(ctx, device, id, sizeof(id));
+	r = pmemram_dax_identity_read(ctx, device, id[0], sizeof(id[0]));
 	if (r < 0)
 		return r;
-	r = onlined_update(ctx, dir, NULL, id);
+	r = onlined_update(ctx, dir, NULL, id, 1);
 	return r < 0 ? r : 0;
 }
 
@@ -174,7 +183,34 @@ int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir, const struct
 {
 	if (!ctx || !dir)
 		return -EINVAL;
-	return onlined_update(ctx, dir, observation, NULL);
+	return onlined_update(ctx, dir, observation, NULL, 0);
+}
+
+int pmemram_onlined_note(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
+			 const struct pmemram_apply_result *results, size_t n_results)
+{
+	_cleanup_(freep) char(*add)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
+	const struct pmemram_observed *o;
+	size_t n_add = 0;
+
+	if (!ctx || !dir || !observation || (n_results > 0 && !results))
+		return -EINVAL;
+	o = &observation->observed;
+	add = calloc(PMEMRAM_ONLINED_MAX, sizeof(*add));
+	if (!add)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_results && n_add < PMEMRAM_ONLINED_MAX; i++) {
+		if (results[i].action.type != PMEMRAM_ACTION_BIND_KMEM || results[i].status != PMEMRAM_APPLY_DONE)
+			continue;
+		for (size_t k = 0; k < o->n_devices; k++)
+			if (streq(o->devices[k].dax.name, results[i].action.device) &&
+			    o->devices[k].dax.mode == PMEMRAM_DAX_SYSTEM_RAM &&
+			    pmemram_observed_dax_identity(&o->devices[k], add[n_add], sizeof(add[n_add])) >= 0) {
+				n_add++;
+				break;
+			}
+	}
+	return onlined_update(ctx, dir, observation, add, n_add);
 }
 
 /* Every block of d's range present and online Movable or offline: release can take them away. */

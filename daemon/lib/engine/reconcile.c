@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "pmemram-observe.h"
+#include "pmemram-provenance.h"
 #include "pmemram-private.h"
 #include "pmemram-reconcile.h"
 
@@ -331,6 +332,13 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 	res->n_failed = failed.n;
 	res->plan = TAKE_PTR(plan);
 	res->observation = TAKE_PTR(obs);
+	/* pmemram's binds, for status: from the results and the observation carrying them, no reading */
+	if (!dry_run && o->apply && o->apply->onlined_dir) {
+		res->onlined_error = pmemram_onlined_note(ctx, o->apply->onlined_dir, res->observation, res->results,
+							  res->n_results);
+		if (res->onlined_error > 0)
+			res->onlined_error = 0;
+	}
 	if (failed.n > 0)
 		r = -EIO;
 	else if (res->plan->n_actions > 0 && !dry_run)
