@@ -7,6 +7,8 @@
 #include <libudev.h>
 #include <systemd/sd-daemon.h>
 
+#include <json-c/json.h>
+
 #include "macro.h"
 #include "manager.h"
 
@@ -214,6 +216,7 @@ void manager_free(struct manager *m)
 	udev_monitor_unref(m->monitor);
 	udev_unref(m->udev);
 	pmemram_reconcile_result_free(m->last);
+	json_object_put(m->dax_devices);
 	pmemram_config_free(m->config);
 	for (size_t i = 0; i < m->n_held; i++) {
 		free(m->held[i]);

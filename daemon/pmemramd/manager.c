@@ -575,6 +575,8 @@ int manager_reconcile(struct manager *m, const char *why)
 		mevent(m, MANAGER_EVENT_RECONCILE_FAILED, "reconcile (%s): cannot read the system: %s", why,
 		       m->last_error);
 		m->last = pmemram_reconcile_result_free(m->last);
+		json_object_put(m->dax_devices);
+		m->dax_devices = NULL;
 		manager_export_note_reconcile(m, r, m->last_duration_usec);
 		manager_export_write(m, NULL);
 		manager_notify_status(m);
@@ -611,6 +613,12 @@ int manager_reconcile(struct manager *m, const char *why)
 	(void)manager_apply_classes(m, &topology);
 	manager_export_note_reconcile(m, r, m->last_duration_usec);
 	manager_export_write(m, TAKE_PTR(topology));
+	/* Status serves where each device comes from and who onlined it as this observation shows it:
+	 * a status request reads nothing. */
+	json_object_put(m->dax_devices);
+	m->dax_devices = NULL;
+	if (pmemram_provenance_observed_json(res->observation, m->runtime_dir, &m->dax_devices) < 0)
+		m->dax_devices = NULL;
 	/* Nothing else needs the observation: the daemon idles small. */
 	m->last->observation = pmemram_observation_free(m->last->observation);
 	manager_notify_status(m);
@@ -679,15 +687,10 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	if (ok && m->last) {
 		ok = pmemram_reconcile_to_json(m->last, &rec) == 0 && json_add(o, "reconcile", rec);
 	}
-	/* Where each device comes from and who onlined it, read now: not worth failing status for. */
-	if (ok) {
-		struct json_object *devices = NULL;
-
-		ok = pmemram_provenance_list_json(m->ctx, m->runtime_dir, &devices) >= 0
-			     ? json_add(o, "dax_devices", devices)
-			     : json_add_null_value(o, "dax_devices");
-		pmemram_ctx_clear_error(m->ctx);
-	}
+	/* Where each device comes from and who onlined it, as the last reconcile observed it. */
+	if (ok)
+		ok = m->dax_devices ? json_add(o, "dax_devices", json_object_get(m->dax_devices))
+				    : json_add_null_value(o, "dax_devices");
 	if (!ok) {
 		json_object_put(o);
 		return -ENOMEM;

@@ -16,6 +16,8 @@
 #include "pmemram.h"
 #include "messages.h"
 
+struct json_object;
+
 struct udev;
 struct udev_monitor;
 struct json_object;
@@ -74,6 +76,7 @@ struct manager {
 
 	/* the last reconcile */
 	struct pmemram_reconcile_result *last;
+	struct json_object *dax_devices; /* each device's provenance, from its observation; NULL: none */
 	int last_r;
 	uint64_t last_usec; /* CLOCK_REALTIME when it finished */
 	uint64_t last_duration_usec;

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-observe.h"
@@ -102,6 +105,48 @@ static void test_onlined_lock(void **state)
 	close(fd);
 }
 
+/* Status from the reconcile's observation reads no sysfs; a device read alone reads its namespace
+ * once. */
+static void test_provenance_observed(void **state)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	struct fake_env *env = ENV(state);
+	struct json_object *a = NULL;
+	struct pmemram_observed_dax ns = {};
+	struct pmemram_provenance p;
+	char dir[PATH_MAX], *ids[1] = { (char *)ID_KMEM };
+	uint64_t before, one_ns;
+	bool found = false;
+
+	snprintf(dir, sizeof(dir), "%s/run", env->root);
+	assert_int_equal(fake_sysfs_write(dir, "onlined", ID_KMEM "\n"), 0);
+	assert_int_equal(pmemram_observe_lazy(env->ctx, &o), 0);
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_provenance_observed_json(o, dir, &a), 0);
+	assert_int_equal(pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS), before);
+	assert_int_equal(json_object_array_length(a), o->observed.n_devices);
+	for (size_t i = 0; i < o->observed.n_devices; i++) {
+		struct json_object *d = json_object_array_get_idx(a, i), *by = NULL;
+
+		if (!streq(o->observed.devices[i].dax.name, "dax0.0"))
+			continue;
+		assert_true(json_object_object_get_ex(d, "onlined_by", &by));
+		assert_string_equal(json_object_get_string(by), "pmemram");
+		found = true;
+	}
+	assert_true(found);
+	json_object_put(a);
+
+	ns.dax = o->dax->devices[0];
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_dax_namespace_read(env->ctx, &ns), 0);
+	one_ns = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS) - before;
+	before = pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_provenance_read(env->ctx, &o->dax->devices[0], o->memory, ids, 1, &p), 0);
+	assert_int_equal(pmemram_ctx_get_accesses(env->ctx, PMEMRAM_ROOT_SYSFS) - before, one_ns);
+	pmemram_ctx_clear_error(env->ctx);
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -109,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		FAKE_TEST(test_onlined_record, fake_env_setup_hmat),
 		FAKE_TEST(test_onlined_lock, fake_env_setup_hmat),
+		FAKE_TEST(test_provenance_observed, fake_env_setup_hmat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

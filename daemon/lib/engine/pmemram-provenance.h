@@ -55,6 +55,8 @@ int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d
 struct json_object;
 struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, const struct pmemram_provenance *p);
 
-/* The provenance of every dax device as a JSON array, reading the devices, memory blocks and the
- * record in dir (NULL: none); 0 and *ret, or -errno. */
-int pmemram_provenance_list_json(struct pmemram_ctx *ctx, const char *dir, struct json_object **ret);
+/* The provenance of every dax device as a JSON array, from an observation (the reconcile's last:
+ * its blocks are those of the dax ranges) and the record in dir (NULL: none), reading nothing
+ * but the record; 0 and *ret, or -errno. */
+int pmemram_provenance_observed_json(const struct pmemram_observation *observation, const char *dir,
+				     struct json_object **ret);

@@ -234,33 +234,40 @@ static bool blocks_releasable(const struct pmemram_dax *d, const struct pmemram_
 	return found == end - first;
 }
 
-int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d, const struct pmemram_memory *memory,
-			    char *const *ids, size_t n_ids, struct pmemram_provenance *ret)
+/* The provenance of a device as observed (its namespace read): no I/O. */
+static void provenance_of(const struct pmemram_observed_dax *o, const struct pmemram_memory *memory, char *const *ids,
+			  size_t n_ids, struct pmemram_provenance *ret)
 {
-	struct pmemram_observed_dax o = { .dax = *d };
-	struct pmemram_provenance p = { .source = d->source };
-	int r;
+	struct pmemram_provenance p = { .source = o->dax.source };
 
-	if (!ctx || !d || !ret || (n_ids > 0 && !ids))
-		return -EINVAL;
-	strcpy(p.provider, d->provider);
-	r = pmemram_dax_namespace_read(ctx, &o);
-	if (r < 0)
-		return r;
-	strcpy(p.namespace, o.namespace);
-	strcpy(p.uuid, o.uuid);
-	if (pmemram_dax_identity(ctx, d, p.identity, sizeof(p.identity)) < 0)
+	strcpy(p.provider, o->dax.provider);
+	strcpy(p.namespace, o->namespace);
+	strcpy(p.uuid, o->uuid);
+	if (pmemram_observed_dax_identity(o, p.identity, sizeof(p.identity)) < 0)
 		p.identity[0] = '\0';
-	pmemram_ctx_clear_error(ctx);
-
-	if (d->mode == PMEMRAM_DAX_SYSTEM_RAM) {
-		p.releasable = blocks_releasable(d, memory);
+	if (o->dax.mode == PMEMRAM_DAX_SYSTEM_RAM) {
+		p.releasable = blocks_releasable(&o->dax, memory);
 		p.onlined_by = "other";
 		for (size_t i = 0; p.identity[0] && i < n_ids; i++)
 			if (streq(ids[i], p.identity))
 				p.onlined_by = "pmemram";
 	}
 	*ret = p;
+}
+
+int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d, const struct pmemram_memory *memory,
+			    char *const *ids, size_t n_ids, struct pmemram_provenance *ret)
+{
+	struct pmemram_observed_dax o = {};
+	int r;
+
+	if (!ctx || !d || !ret || (n_ids > 0 && !ids))
+		return -EINVAL;
+	o.dax = *d;
+	r = pmemram_dax_namespace_read(ctx, &o);
+	if (r < 0)
+		return r;
+	provenance_of(&o, memory, ids, n_ids, ret);
 	return 0;
 }
 
@@ -305,30 +312,28 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 	return o;
 }
 
-int pmemram_provenance_list_json(struct pmemram_ctx *ctx, const char *dir, struct json_object **ret)
+int pmemram_provenance_observed_json(const struct pmemram_observation *observation, const char *dir,
+				     struct json_object **ret)
 {
-	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
-	_cleanup_(pmemram_memory_freep) struct pmemram_memory *memory = NULL;
 	_cleanup_(json_object_putp) struct json_object *a = NULL;
 	char *ids[PMEMRAM_ONLINED_MAX] = {};
+	const struct pmemram_observed *o;
 	size_t n_ids = 0;
-	int r;
+	int r = 0;
 
-	if (!ctx || !ret)
+	if (!observation || !ret)
 		return -EINVAL;
-	r = pmemram_dax_list_read(ctx, &l);
-	if (r >= 0)
-		r = pmemram_memory_read(ctx, &memory);
-	if (r >= 0 && dir && pmemram_onlined_read(dir, ids, &n_ids) < 0)
+	o = &observation->observed;
+	if (dir && pmemram_onlined_read(dir, ids, &n_ids) < 0)
 		n_ids = 0; /* unreadable: nothing known to be pmemram's */
-	a = r >= 0 ? json_object_new_array() : NULL;
-	if (r >= 0 && !a)
+	a = json_object_new_array();
+	if (!a)
 		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < l->n_devices; i++) {
+	for (size_t i = 0; r >= 0 && i < o->n_devices; i++) {
 		struct pmemram_provenance p;
 
-		r = pmemram_provenance_read(ctx, &l->devices[i], memory, ids, n_ids, &p);
-		if (r >= 0 && !json_append(a, pmemram_provenance_to_json(&l->devices[i], &p)))
+		provenance_of(&o->devices[i], observation->memory, ids, n_ids, &p);
+		if (!json_append(a, pmemram_provenance_to_json(&o->devices[i].dax, &p)))
 			r = -ENOMEM;
 	}
 	free_ids(ids, n_ids);
