@@ -81,6 +81,39 @@ static int status_read_provenance(struct pmemram_ctx *ctx, struct status *s)
 	return r;
 }
 
+/* Who onlined a device and whether release can give it back, as the daemon (root, with its
+ * record) found them, win over what this process could read: not root, it cannot read the ranges
+ * that identify devices.  Only for a device in the mode the daemon saw. */
+static void status_merge_daemon_provenance(struct status *s)
+{
+	struct json_object *a, *e, *v;
+
+	if (!s->daemon || !json_object_object_get_ex(s->daemon, "dax_devices", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	for (size_t i = 0; i < s->dax->n_devices; i++) {
+		const struct pmemram_dax *d = &s->dax->devices[i];
+		struct pmemram_provenance *p = &s->provenance[i];
+
+		for (size_t k = 0; k < json_object_array_length(a); k++) {
+			e = json_object_array_get_idx(a, k);
+			if (!json_object_object_get_ex(e, "device", &v) ||
+			    !streq_ptr(json_object_get_string(v), d->name) ||
+			    !json_object_object_get_ex(e, "mode", &v) ||
+			    !streq_ptr(json_object_get_string(v), pmemram_dax_mode_to_string(d->mode)))
+				continue;
+			if (json_object_object_get_ex(e, "onlined_by", &v) && json_object_is_type(v, json_type_string))
+				p->onlined_by = streq(json_object_get_string(v), "pmemram") ? "pmemram" : "other";
+			if (json_object_object_get_ex(e, "releasable", &v) &&
+			    json_object_is_type(v, json_type_boolean)) {
+				p->releasable = json_object_get_boolean(v);
+				p->releasable_unknown = false;
+			}
+			break;
+		}
+	}
+}
+
 static int status_read(struct pmemram_ctx *ctx, struct status *s)
 {
 	int r;
@@ -122,6 +155,7 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 		json_object_put(s->daemon);
 		s->daemon = NULL;
 	}
+	status_merge_daemon_provenance(s);
 	return CTL_EXIT_OK;
 }
 
@@ -206,10 +240,14 @@ static void print_provenance(const struct pmemram_dax *d, const struct pmemram_p
 		printf(" %s", p->provider);
 	if (d->has_resource && d->size > 0)
 		printf(", %#" PRIx64 "-%#" PRIx64, d->resource, d->resource + (d->size - 1));
-	if (p->onlined_by)
+	if (d->mode == PMEMRAM_DAX_SYSTEM_RAM)
 		printf("; onlined by %s, %s",
-		       streq(p->onlined_by, "pmemram") ? "pmemram" : "the kernel or another tool",
-		       p->releasable ? "releasable" : "not releasable (blocks outside Movable, or missing)");
+		       !p->onlined_by			 ? "unknown"
+		       : streq(p->onlined_by, "pmemram") ? "pmemram"
+							 : "the kernel or another tool",
+		       p->releasable_unknown ? "releasable unknown"
+		       : p->releasable	     ? "releasable"
+					     : "not releasable (blocks outside Movable, or missing)");
 	printf("\n");
 }
 

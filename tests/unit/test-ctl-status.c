@@ -214,20 +214,16 @@ static void test_provenance(void **state)
 	free(run);
 }
 
-/* Something accepts on the socket and hangs up without a reply: pmemramd is not "not running". */
-static void test_daemon_not_answering(void **state)
+/* Accept n connections on a socket at path, answer each with reply, or when NULL hang up without
+ * one: a pmemramd as the test needs it, in a child process. */
+static pid_t fake_daemon(const char *path, const char *reply, int n)
 {
-	char dir[] = "/tmp/pmemram-test-sock.XXXXXX", path[64], sock_env[96], root_env[PATH_MAX + 32],
-	     boot_env[PATH_MAX + 32];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	_cleanup_(freep) struct run *run = NULL;
-	_cleanup_(json_object_putp) struct json_object *j = NULL;
-	int fd, status;
+	int fd;
 	pid_t pid;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/sock", dir);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -235,18 +231,48 @@ static void test_daemon_not_answering(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		char buf[256];
+
 		/* Off the TAP stream, and gone in any case should the test fail before waiting. */
 		if (!freopen("/dev/null", "w", stdout))
 			_exit(1);
 		alarm(20);
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < n; i++) {
 			int c = accept(fd, NULL, NULL);
 
-			if (c >= 0)
-				close(c);
+			if (c < 0 || !reply) {
+				if (c >= 0)
+					close(c);
+				continue;
+			}
+			/* the whole request line: unread data would make close() reset the reply */
+			for (ssize_t k; (k = read(c, buf, sizeof(buf))) > 0 && !memchr(buf, '\n', (size_t)k);)
+				;
+			(void)!write(c, reply, strlen(reply));
+			close(c);
 		}
 		_exit(0);
 	}
+	close(fd);
+	return pid;
+}
+
+/* Not root, status cannot read a kmem device's range: who onlined it and whether release can
+ * give it back are unknown (null), not "other" and false; the daemon's answer, when there is one,
+ * says. */
+/* Something accepts on the socket and hangs up without a reply: pmemramd is not "not running". */
+static void test_daemon_not_answering(void **state)
+{
+	char dir[] = "/tmp/pmemram-test-sock.XXXXXX", path[64], sock_env[96], root_env[PATH_MAX + 32],
+	     boot_env[PATH_MAX + 32];
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(json_object_putp) struct json_object *j = NULL;
+	int status;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sock", dir);
+	pid = fake_daemon(path, NULL, 2);
 
 	snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s", path);
 	snprintf(root_env, sizeof(root_env), "PMEMRAM_SYSFS_ROOT=%s", ENV(state)->root);
@@ -272,9 +298,65 @@ static void test_daemon_not_answering(void **state)
 		assert_true(strlen(json_string_at(j, "daemon.error")) > 0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	close(fd);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* dax2.0's provenance as status --json and status show it: onlined_by (NULL: null), releasable
+ * (-1: null), and the human line. */
+static void expect_dax2(const char *const *vars, const char *onlined_by, int releasable, const char *line)
+{
+	const char *human[] = { "status", NULL }, *json[] = { "--json", "status", NULL };
+	struct json_object *j;
+	struct run *run;
+
+	run = run_ctl_env(vars, json);
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "dax_devices.2.device"), "dax2.0");
+	assert_string_equal(json_string_at(j, "dax_devices.2.mode"), "system-ram");
+	if (onlined_by)
+		assert_string_equal(json_string_at(j, "dax_devices.2.onlined_by"), onlined_by);
+	else
+		assert_null(json_at(j, "dax_devices.2.onlined_by"));
+	if (releasable >= 0)
+		assert_int_equal(json_bool_at(j, "dax_devices.2.releasable"), releasable);
+	else
+		assert_null(json_at(j, "dax_devices.2.releasable"));
+	json_object_put(j);
+	free(run);
+	run = run_ctl_env(vars, human);
+	assert_int_equal(run->status, 0);
+	if (!strstr(run->out, line))
+		fail_msg("no \"%s\" in: %s", line, run->out);
+	free(run);
+}
+
+static void test_provenance_unknown(void **state)
+{
+	struct fake_env *env = ENV(state);
+	char root_env[PATH_MAX + 32], sock_env[PATH_MAX + 32], path[PATH_MAX];
+	const char *vars[] = { root_env, sock_env, NULL };
+	pid_t pid;
+	int status;
+
+	/* an hmem device on kmem: no namespace, and its resource unreadable */
+	assert_int_equal(fake_sysfs_add_hmem(env->root, 0, "dax2.0", "kmem", 1, 256ULL << 20, 0), 0);
+	snprintf(root_env, sizeof(root_env), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(path, sizeof(path), "%s/run/pmemramd.sock", env->root);
+	snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s", path);
+	expect_dax2(vars, NULL, -1, "           from hmem hmem.0; onlined by unknown, releasable unknown\n");
+
+	/* pmemramd, root, knows */
+	assert_int_equal(fake_sysfs_write(env->root, "run/keep", "\n"), 0);
+	pid = fake_daemon(path,
+			  "{\"ok\":true,\"dax_devices\":[{\"device\":\"dax2.0\",\"mode\":\"system-ram\","
+			  "\"onlined_by\":\"pmemram\",\"releasable\":true}]}\n",
+			  2);
+	expect_dax2(vars, "pmemram", true, "           from hmem hmem.0; onlined by pmemram, releasable\n");
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(path);
 }
 
 /* Promotion as the procfs root shows it, and nothing of it on a kernel without NUMA balancing. */
@@ -381,6 +463,7 @@ int main(void)
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance, fake_env_setup_hmat),
+		FAKE_TEST(test_provenance_unknown, fake_env_setup_hmat),
 		FAKE_TEST(test_no_hmat_figures, fake_env_setup_hmat),
 		FAKE_TEST(test_daemon_not_answering, fake_env_setup_hmat),
 		FAKE_TEST(test_promotion, fake_env_setup_hmat),

@@ -43,6 +43,9 @@ struct pmemram_provenance {
 	char identity[64];	/* pmemram_dax_identity(); "" when unknown (not root) */
 	bool releasable;	/* on kmem, every block Movable or offline: release can give it back */
 	const char *onlined_by; /* on kmem: "pmemram" or "other" (the kernel, daxctl, ...); NULL otherwise */
+	/* On kmem but not readable (not root): onlined_by NULL without an identity, and releasable
+	 * meaning nothing without a range. */
+	bool releasable_unknown;
 };
 
 /* The provenance of d, with memory (for its blocks' zones; NULL: not releasable) and the identities

@@ -247,7 +247,8 @@ static void provenance_of(const struct pmemram_observed_dax *o, const struct pme
 		p.identity[0] = '\0';
 	if (o->dax.mode == PMEMRAM_DAX_SYSTEM_RAM) {
 		p.releasable = blocks_releasable(&o->dax, memory);
-		p.onlined_by = "other";
+		p.releasable_unknown = !o->dax.has_resource;
+		p.onlined_by = p.identity[0] ? "other" : NULL;
 		for (size_t i = 0; p.identity[0] && i < n_ids; i++)
 			if (streq(ids[i], p.identity))
 				p.onlined_by = "pmemram";
@@ -303,7 +304,7 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 	     add_value(o, "namespace", string_or_null(p->namespace)) && add_value(o, "uuid", string_or_null(p->uuid)) &&
 	     add_value(o, "range", string_or_null(range)) &&
 	     add_value(o, "target_node", d->target_node >= 0 ? json_object_new_int(d->target_node) : NULL) &&
-	     json_add(o, "releasable", json_object_new_boolean(p->releasable)) &&
+	     add_value(o, "releasable", p->releasable_unknown ? NULL : json_object_new_boolean(p->releasable)) &&
 	     add_value(o, "onlined_by", string_or_null(p->onlined_by));
 	if (!ok) {
 		json_object_put(o);
