@@ -698,6 +698,16 @@ static void test_hmem(void **state)
 	p = pmemram_plan_free(p);
 	p = plan(&w, "[claim \"top\"]\nmatch = hmem:ffffffff00000000-ffffffff07fffffe\n");
 	expect_verdict(p, 1, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	p = pmemram_plan_free(p);
+
+	/* a dynamic region's seed device, of size 0, on the node: not the node claim's (it would be
+	 * refused as too small every reconcile) */
+	hmem2->dax.target_node = 1;
+	hmem2->dax.size = 0;
+	hmem2->dax.has_resource = false;
+	p = plan(&w, "[claim \"node1\"]\nmatch = hmem:node=1\n");
+	assert_string_equal(p->verdicts[1].claim, "node1");
+	expect_verdict(p, 2, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
 }
 
 /* What kmem would reject with a cryptic message, refused with the reason instead. */

@@ -215,7 +215,8 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 		       d->dax.size - 1 <= UINT64_MAX - d->dax.resource && d->dax.resource >= c->range_start &&
 		       d->dax.resource + (d->dax.size - 1) <= c->range_end;
 	case PMEMRAM_MATCH_HMEM_NODE:
-		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.target_node == c->node;
+		/* Not the region's empty seed device: nothing to online, and never whole blocks. */
+		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.target_node == c->node && d->dax.size > 0;
 	case PMEMRAM_MATCH_CXL_REGION:
 		return d->cxl.region[0] && streq(c->match_value, d->cxl.region);
 	case PMEMRAM_MATCH_CXL_MEMDEV:
