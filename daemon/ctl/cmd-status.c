@@ -238,8 +238,8 @@ static void print_provenance(const struct pmemram_dax *d, const struct pmemram_p
 		printf(" %s%s%s%s", p->namespace, p->uuid[0] ? " (" : "", p->uuid, p->uuid[0] ? ")" : "");
 	else if (p->provider[0])
 		printf(" %s", p->provider);
-	if (d->has_resource && d->size > 0)
-		printf(", %#" PRIx64 "-%#" PRIx64, d->resource, d->resource + (d->size - 1));
+	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource)
+		printf(", 0x%" PRIx64 "-0x%" PRIx64, d->resource, d->resource + (d->size - 1));
 	if (d->mode == PMEMRAM_DAX_SYSTEM_RAM)
 		printf("; onlined by %s, %s",
 		       !p->onlined_by			 ? "unknown"
@@ -550,7 +550,7 @@ static struct json_object *json_dax(int *err, const struct pmemram_dax *d, const
 	else
 		json_add_null(err, o, "align_bytes");
 	if (d->has_resource) {
-		snprintf(resource, sizeof(resource), "%#" PRIx64, d->resource);
+		snprintf(resource, sizeof(resource), "0x%" PRIx64, d->resource);
 		json_add(err, o, "resource", json_object_new_string(resource));
 	} else
 		json_add_null(err, o, "resource");

@@ -356,7 +356,33 @@ static void test_dax_identity(void **state)
 	/* no namespace behind it (soft-reserved memory, say): the range names it */
 	assert_int_equal(fake_sysfs_remove(env->root, "bus/nd/devices/region0/dax0.1/namespace"), 0);
 	assert_int_equal(pmemram_dax_identity_read(env->ctx, "dax0.0", id, sizeof(id)), 0);
-	assert_string_equal(id, "range:0x140000000-0x17ee00000");
+	assert_string_equal(id, "range:0x140000000-0x17edfffff");
+
+	/* inclusive: the top of the address space does not wrap to 0, and 0 prints as 0x0 */
+	{
+		struct pmemram_observed_dax d = { .dax = { .has_resource = true, .size = 1ULL << 32 } };
+
+		assert_int_equal(pmemram_observed_dax_identity(&d, id, sizeof(id)), 0);
+		assert_string_equal(id, "range:0x0-0xffffffff");
+		d.dax.resource = UINT64_C(0xffffffff00000000);
+		assert_int_equal(pmemram_observed_dax_identity(&d, id, sizeof(id)), 0);
+		assert_string_equal(id, "range:0xffffffff00000000-0xffffffffffffffff");
+		d.dax.size = (1ULL << 32) + 4096;
+		assert_int_equal(pmemram_observed_dax_identity(&d, id, sizeof(id)), -ERANGE);
+	}
+
+	/* a record from before, with the exclusive end, reads as the inclusive form */
+	snprintf(id, sizeof(id), "range:0x140000000-0x17ee00000");
+	pmemram_dax_identity_upgrade(id, sizeof(id));
+	assert_string_equal(id, "range:0x140000000-0x17edfffff");
+	snprintf(id, sizeof(id), "range:0xffffffff00000000-0");
+	pmemram_dax_identity_upgrade(id, sizeof(id));
+	assert_string_equal(id, "range:0xffffffff00000000-0xffffffffffffffff");
+	pmemram_dax_identity_upgrade(id, sizeof(id));
+	assert_string_equal(id, "range:0xffffffff00000000-0xffffffffffffffff");
+	snprintf(id, sizeof(id), "uuid:" FAKE_UUID_KMEM);
+	pmemram_dax_identity_upgrade(id, sizeof(id));
+	assert_string_equal(id, "uuid:" FAKE_UUID_KMEM);
 }
 
 static void test_observe_stock(void **state)

@@ -350,7 +350,7 @@ int pmemram_parse_hmem_match(const char *value, enum pmemram_match *ret_match, s
 	*ret_match = PMEMRAM_MATCH_HMEM_RANGE;
 	claim->range_start = start;
 	claim->range_end = end;
-	(void)snprintf(claim->match_value, sizeof(claim->match_value), "%#" PRIx64 "-%#" PRIx64, start, end);
+	(void)snprintf(claim->match_value, sizeof(claim->match_value), "0x%" PRIx64 "-0x%" PRIx64, start, end);
 	return 0;
 }
 

@@ -149,11 +149,33 @@ int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *bu
 		return -EINVAL;
 	if (d->uuid[0])
 		r = snprintf(buf, size, "uuid:%s", d->uuid);
+	else if (d->dax.has_resource && d->dax.size > 0 && d->dax.size - 1 <= UINT64_MAX - d->dax.resource)
+		/* inclusive, as /proc/iomem prints it: the exclusive end of the top range would be 0 */
+		r = snprintf(buf, size, "range:0x%" PRIx64 "-0x%" PRIx64, d->dax.resource,
+			     d->dax.resource + (d->dax.size - 1));
 	else if (d->dax.has_resource)
-		r = snprintf(buf, size, "range:%#" PRIx64 "-%#" PRIx64, d->dax.resource, d->dax.resource + d->dax.size);
+		return -ERANGE;
 	else
 		return -EACCES; /* the physical address is root's to read */
 	return r < 0 || (size_t)r >= size ? -ENAMETOOLONG : 0;
+}
+
+void pmemram_dax_identity_upgrade(char *id, size_t size)
+{
+	uint64_t start, end;
+	char *p;
+
+	if (!id || strncmp(id, "range:", strlen("range:")) != 0)
+		return;
+	errno = 0;
+	start = strtoull(id + strlen("range:"), &p, 16);
+	if (errno != 0 || *p != '-')
+		return;
+	end = strtoull(p + 1, &p, 16);
+	/* an end on a page boundary (0: wrapped) is exclusive: sizes are whole pages */
+	if (errno != 0 || *p != '\0' || (end & 0xfff) != 0)
+		return;
+	(void)snprintf(id, size, "range:0x%" PRIx64 "-0x%" PRIx64, start, end - 1);
 }
 
 int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char *buf, size_t size)

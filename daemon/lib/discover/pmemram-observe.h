@@ -103,6 +103,10 @@ int pmemram_dax_identity_read(struct pmemram_ctx *ctx, const char *device, char 
 int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax, char *buf, size_t size);
 /* The same for a device already observed with its namespace: reads nothing. */
 int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size);
+/* An identity recorded before ranges were inclusive ("range:START-END" with END = START + size,
+ * which a daemon upgrade finds in /run), rewritten in place as the inclusive form it now is; any
+ * other left alone. */
+void pmemram_dax_identity_upgrade(char *id, size_t size);
 
 /* Every NVDIMM region (bus/nd/devices/regionN) with its largest free extent, for create =
  * devdax; none without the nd bus. */

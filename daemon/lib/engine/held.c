@@ -33,6 +33,8 @@ int pmemram_held_read(const char *dir, char **names, char **identities, size_t *
 		if (!pmemram_dax_name_is_valid(line))
 			continue;
 		names[n] = strdup(line);
+		if (id)
+			pmemram_dax_identity_upgrade(id, sizeof(line) - (size_t)(id - line));
 		if (identities)
 			identities[n] = id && *id ? strdup(id) : NULL;
 		if (!names[n] || (identities && id && *id && !identities[n])) {

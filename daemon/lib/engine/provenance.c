@@ -64,6 +64,7 @@ int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n)
 		line[strcspn(line, "\n")] = '\0';
 		if (!line[0])
 			continue;
+		pmemram_dax_identity_upgrade(line, sizeof(line));
 		ids[n] = strdup(line);
 		if (!ids[n]) {
 			free_ids(ids, n);
@@ -294,8 +295,8 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 		return NULL;
 	}
 	/* inclusive, as /proc/iomem prints it and hmem: claims take it */
-	if (d->has_resource && d->size > 0)
-		(void)snprintf(range, sizeof(range), "%#" PRIx64 "-%#" PRIx64, d->resource,
+	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource)
+		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->resource,
 			       d->resource + (d->size - 1));
 	ok = json_add(o, "device", json_object_new_string(d->name)) &&
 	     json_add(o, "mode", json_object_new_string(pmemram_dax_mode_to_string(d->mode))) &&
