@@ -338,6 +338,21 @@ static void test_held_read(void **state)
 			free(ids[i]);
 		}
 	}
+
+	/* an hmem device held by its range (an older pmemram's exclusive end reads inclusive), whose
+	 * name the NVDIMM device took: not the held device, so the hold is stale */
+	{
+		char *ids[PMEMRAM_HELD_MAX], now[PMEMRAM_DEVICE_IDENTITY_MAX];
+
+		assert_int_equal(fake_sysfs_write(dir, PMEMRAM_HELD_FILE, "dax0.0 range:0x60000000-0x70000000\n"), 0);
+		assert_int_equal(pmemram_held_read(dir, names, ids, &n), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(ids[0], "range:0x60000000-0x6fffffff");
+		assert_int_equal(pmemram_dax_identity_read(ENV(state)->ctx, names[0], now, sizeof(now)), 0);
+		assert_string_equal(now, "uuid:" FAKE_UUID_KMEM);
+		free(names[0]);
+		free(ids[0]);
+	}
 }
 
 /* A device's identity: its namespace's UUID, or its physical range when it has no namespace. */

@@ -147,6 +147,28 @@ static void test_provenance_observed(void **state)
 	pmemram_ctx_clear_error(env->ctx);
 }
 
+/* An hmem device recorded by its range, whose name an NVDIMM device on kmem took (the next boot):
+ * not pmemram's, and its record goes at the next update. */
+static void test_range_name_taken(void **state)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	struct fake_env *env = ENV(state);
+	struct json_object *a = NULL, *by = NULL;
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/run", env->root);
+	assert_int_equal(fake_sysfs_write(dir, "onlined", "range:0x60000000-0x6fffffff\n"), 0);
+	assert_int_equal(pmemram_observe_lazy(env->ctx, &o), 0);
+	assert_string_equal(o->observed.devices[0].dax.name, "dax0.0");
+	assert_int_equal(o->observed.devices[0].dax.mode, PMEMRAM_DAX_SYSTEM_RAM);
+	assert_int_equal(pmemram_provenance_observed_json(o, dir, &a), 0);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(a, 0), "onlined_by", &by));
+	assert_string_equal(json_object_get_string(by), "other");
+	json_object_put(a);
+	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, o), 1);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -155,6 +177,7 @@ int main(void)
 		FAKE_TEST(test_onlined_record, fake_env_setup_hmat),
 		FAKE_TEST(test_onlined_lock, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance_observed, fake_env_setup_hmat),
+		FAKE_TEST(test_range_name_taken, fake_env_setup_hmat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
