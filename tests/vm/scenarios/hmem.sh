@@ -4,12 +4,13 @@
 # "Soft Reserved" is a dax device of hmem.0.  pmemramd claims it by physical
 # range, onlines it as Movable (checked against daxctl list -M and the memory
 # blocks), status says where it came from and who onlined it, release gives
-# it back to device_dax and reclaim brings it online again; the NVDIMM's
-# devdax namespace, which nothing claims, is left alone throughout.
+# it back to device_dax and reclaim brings it online again, then once more
+# with the device claimed by hmem:node=1; the NVDIMM's devdax namespace, which
+# nothing claims, is left alone throughout.
 set -u
 . ./lib.sh
 
-plan 33
+plan 43
 dropins=/etc/pmemram/pmemram.conf.d
 range=60000000-6fffffff
 
@@ -88,5 +89,22 @@ is "daxctl: movable and every block online again" \
 is "status: onlined by pmemram again" "$(prov "$H" .onlined_by)" pmemram
 is "$N is still on device_dax" "$(dev_driver "$N")" device_dax
 is "no memory block of $N exists" "$(dev_state "$N")" "$(dev_blocks "$N" | grep -c .) absent"
+
+# the same device claimed by its target node, through one more release and reclaim
+matched() { pmemramctl status --json |
+	jq -r --arg d "$1" '.daemon.reconcile.plan.devices[] | select(.device == $d) | "\(.claim) \(.matched_by)"'; }
+printf '[claim "soft"]\nmatch = hmem:node=1\n' >"$dropins/50-hmem.conf"
+must "reload pmemramd with the node claim" systemctl reload pmemramd.service
+ok "daemon: $H matched by node" wait_for 30 '[ "$(matched "$H")" = "soft hmem-node" ]'
+is "daemon: $H converged under the node claim" "$(daemon_verdict "$H")" "converged none"
+ok "pmemramctl release $H (node claim)" pmemramctl release "$H"
+is "$H back on device_dax (node claim)" "$(dev_driver "$H")" device_dax
+is "MemTotal is back (node claim)" "$(meminfo_kb MemTotal)" "$base_kb"
+pmemramctl reconcile >/dev/null
+is "the node claim leaves the held $H alone" "$(daemon_verdict "$H")" "ignored held"
+ok "pmemramctl reclaim $H (node claim)" pmemramctl reclaim "$H"
+ok "$H online again as Movable (node claim)" wait_for 30 '[ "$(dev_state "$H")" = "$nb online Movable" ]'
+is "status: onlined by pmemram (node claim)" "$(prov "$H" '"\(.onlined_by) \(.releasable)"')" "pmemram true"
+is "$N is still on device_dax (node claim)" "$(dev_driver "$N")" device_dax
 
 done_testing
