@@ -409,6 +409,17 @@ static enum manager_event verdict_event(enum pmemram_verdict verdict)
 	}
 }
 
+/* A daxctl.conf.d section the claim deciding for the device overrides. */
+static void log_verdict_conflict(struct manager *m, const struct pmemram_device_verdict *v)
+{
+	char f_dev[64], f_claim[96];
+	const char *fields[] = { f_dev, f_claim, NULL };
+
+	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", v->device);
+	(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", v->claim);
+	manager_event(m, MANAGER_EVENT_DAXCTL_CONFLICT, fields, "%s: %s", v->device, v->conflict);
+}
+
 /* Log the verdicts that are new or changed since the previous reconcile. */
 static void log_verdicts(struct manager *m, const struct pmemram_plan *old, const struct pmemram_plan *plan)
 {
@@ -418,6 +429,8 @@ static void log_verdicts(struct manager *m, const struct pmemram_plan *old, cons
 		const char *fields[] = { f_dev, f_verdict, f_reason, f_claim, NULL };
 		enum manager_event e;
 
+		if (v->conflict[0] && !(o && streq(o->conflict, v->conflict)))
+			log_verdict_conflict(m, v);
 		if (o && o->verdict == v->verdict && streq(o->text, v->text))
 			continue;
 		(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", v->device);

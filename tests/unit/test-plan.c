@@ -22,6 +22,7 @@
 #define END 47
 #define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
 #define UUID2 "11111111-2222-3333-4444-555555555555"
+#define UUID3 "77777777-2222-3333-4444-555555555555"
 #define BOTH_ZONES ((1u << PMEMRAM_ZONE_NORMAL) | (1u << PMEMRAM_ZONE_MOVABLE))
 
 /* A system the tests can edit and the simulator can change, as the kernel would. */
@@ -121,6 +122,17 @@ static struct pmemram_config *config(const char *text)
 	assert_int_equal(pmemram_config_new(&c), 0);
 	assert_int_equal(pmemram_config_parse(c, "test.conf", text, strlen(text), &e), 0);
 	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	return c;
+}
+
+/* config(mine) with the sections of a daxctl.conf.d file a.conf merged in. */
+static struct pmemram_config *config_daxctl(const char *mine, const char *theirs)
+{
+	struct pmemram_config *c = config(mine);
+	struct pmemram_config_errors e = {};
+
+	assert_int_equal(pmemram_daxctl_parse(c, "/etc/daxctl.conf.d/a.conf", theirs, strlen(theirs), &e), 0);
+	assert_int_equal(pmemram_daxctl_merge(c, &e), 0);
 	return c;
 }
 
@@ -616,13 +628,10 @@ static void test_precedence_daxctl(void **state)
 	static const char mine[] = "[claim \"region\"]\nmatch = region:region0\nonline = normal\n";
 	static const char theirs[] = "[reconfigure-device x]\nnvdimm.uuid = " UUID "\nmode = system-ram\n"
 				     "[reconfigure-device y]\nnvdimm.uuid = " UUID2 "\nmode = system-ram\n";
-	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config(mine);
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config_daxctl(mine, theirs);
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
-	struct pmemram_config_errors e = {};
 	struct world w;
 
-	assert_int_equal(pmemram_daxctl_parse(c, "/etc/daxctl.conf.d/a.conf", theirs, strlen(theirs), &e), 0);
-	assert_int_equal(pmemram_daxctl_merge(c, &e), 0);
 	assert_int_equal(c->n_claims, 3);
 
 	world_init(&w);
@@ -633,6 +642,39 @@ static void test_precedence_daxctl(void **state)
 	assert_string_equal(p->verdicts[0].claim, "region");
 	assert_string_equal(p->verdicts[1].claim, "daxctl:y");
 	/* daxctl:x matched dax0.0 and lost it to "region": not a claim that matches nothing */
+	assert_int_equal(p->n_unmatched, 0);
+}
+
+/* A broad pmemram claim that wins a device a daxctl section names differently: the claim is used,
+ * and the verdict says which section disagrees, where. */
+static void test_daxctl_conflict_broad(void **state)
+{
+	static const char mine[] = "[claim \"region\"]\nmatch = region:region0\nonline = normal\n"
+				   "[claim \"rest\"]\nmatch = all-devdax\n";
+	static const char theirs[] = "[reconfigure-device x]\nnvdimm.uuid = " UUID "\nmode = system-ram\n"
+				     "[reconfigure-device y]\nnvdimm.uuid = " UUID2 "\nmode = devdax\n"
+				     "[reconfigure-device z]\nnvdimm.uuid = " UUID3 "\nmode = system-ram\n";
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config_daxctl(mine, theirs);
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct world w;
+
+	world_init(&w);
+	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, START, SIZE);
+	strcpy(add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
+	strcpy(add_dax(&w, "dax2.0", UUID3, PMEMRAM_DAX_DEVDAX, START + 16 * BLOCK, BLOCK)->region, "region2");
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
+	assert_int_equal(p->n_verdicts, 3);
+	/* movable = true (the default) against online = normal */
+	assert_string_equal(p->verdicts[0].claim, "region");
+	assert_non_null(strstr(p->verdicts[0].conflict, "'x'"));
+	assert_non_null(strstr(p->verdicts[0].conflict, "/etc/daxctl.conf.d/a.conf:1"));
+	/* mode = devdax: daxctl leaves it a dax device, the claim onlines it */
+	assert_string_equal(p->verdicts[1].claim, "rest");
+	assert_non_null(strstr(p->verdicts[1].conflict, "mode = devdax"));
+	assert_non_null(strstr(p->verdicts[1].conflict, "/etc/daxctl.conf.d/a.conf:4"));
+	/* movable both ways: no conflict */
+	assert_string_equal(p->verdicts[2].claim, "rest");
+	assert_string_equal(p->verdicts[2].conflict, "");
 	assert_int_equal(p->n_unmatched, 0);
 }
 
@@ -1073,6 +1115,7 @@ int main(void)
 		cmocka_unit_test(test_block_refusals),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_precedence_daxctl),
+		cmocka_unit_test(test_daxctl_conflict_broad),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_namespace_convert_only_claimed),
 		cmocka_unit_test(test_create),

@@ -111,6 +111,8 @@ int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f)
 		fprintf(f, "  %-14s %-16s %-9s %s%s\n", v->device, v->claim[0] ? v->claim : "-",
 			pmemram_verdict_to_string(v->verdict), v->text,
 			v->matched_by && streq(v->matched_by, "info-uuid") ? " (matched by the info-block UUID)" : "");
+		if (v->conflict[0])
+			fprintf(f, "  %-14s %s\n", "", v->conflict);
 	}
 
 	for (size_t i = 0; i < plan->n_unmatched; i++)
@@ -178,6 +180,7 @@ static struct json_object *verdict_to_json(const struct pmemram_device_verdict *
 	     json_add(o, "verdict", json_object_new_string(pmemram_verdict_to_string(v->verdict))) &&
 	     json_add(o, "reason", json_object_new_string(pmemram_reason_to_string(v->reason))) &&
 	     json_add(o, "text", json_object_new_string(v->text)) &&
+	     (!v->conflict[0] || json_add(o, "conflict", json_object_new_string(v->conflict))) &&
 	     (!v->matched_by || json_add(o, "matched_by", json_object_new_string(v->matched_by))) &&
 	     (!v->cxl.region[0] || json_add(o, "cxl", cxl_to_json(&v->cxl))) &&
 	     json_add(o, "blocks", json_object_new_uint64(v->n_blocks)) &&

@@ -198,13 +198,18 @@ static bool cxl_has_memdev(const struct pmemram_cxl_origin *o, const char *seria
 	return false;
 }
 
+static bool uuid_matches(const char *uuid, const struct pmemram_observed_dax *d)
+{
+	/* The label's UUID, or the info block's: ndctl list -N shows the latter. */
+	return (d->uuid[0] && strcasecmp(uuid, d->uuid) == 0) ||
+	       (d->info_uuid[0] && strcasecmp(uuid, d->info_uuid) == 0);
+}
+
 static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
 {
 	switch (c->match) {
 	case PMEMRAM_MATCH_UUID:
-		/* The label's UUID, or the info block's: ndctl list -N shows the latter. */
-		return (d->uuid[0] && strcasecmp(c->match_value, d->uuid) == 0) ||
-		       (d->info_uuid[0] && strcasecmp(c->match_value, d->info_uuid) == 0);
+		return uuid_matches(c->match_value, d);
 	case PMEMRAM_MATCH_DEVICE:
 		return streq(c->match_value, d->dax.name);
 	case PMEMRAM_MATCH_REGION:
@@ -259,6 +264,38 @@ static const struct pmemram_claim *claim_for_device(const struct pmemram_config 
 		if (claim_matches(&c->claims[i], d) && (!best || claim_before(&c->claims[i], best)))
 			best = &c->claims[i];
 	return best;
+}
+
+/* A daxctl.conf.d section that would do something else with a device than claim, the pmemram
+ * claim deciding for it: record it on the verdict; the claim is still used.  Sections compared
+ * with a pmemram claim for their UUID when loading (conflict, redundant) are reported there. */
+static void daxctl_conflict(const struct pmemram_config *c, struct pmemram_device_verdict *v,
+			    const struct pmemram_claim *claim, const struct pmemram_observed_dax *d)
+{
+	char where[PMEMRAM_CONFIG_ERROR_MAX];
+
+	if (claim->from_daxctl)
+		return;
+	for (size_t i = 0; i < c->n_daxctl; i++) {
+		const struct pmemram_daxctl_section *s = &c->daxctl[i];
+		bool devdax = s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram;
+
+		if ((s->state != PMEMRAM_DAXCTL_CLAIMED && !devdax) || !uuid_matches(s->uuid, d))
+			continue;
+		if (!devdax && s->movable == (claim->zone == PMEMRAM_ZONE_MOVABLE))
+			continue;
+		pmemram_config_origin_to_string(c, s->defined, where, sizeof(where));
+		if (devdax)
+			snprintf(v->conflict, sizeof(v->conflict),
+				 "daxctl section '%.63s' (%.100s) says mode = devdax, claim '%.63s' onlines it as %s: the claim is used",
+				 s->name, where, claim->name, pmemram_config_online_to_string(claim->zone));
+		else
+			snprintf(v->conflict, sizeof(v->conflict),
+				 "daxctl section '%.63s' (%.100s) says movable = %s, claim '%.63s' online = %s: the claim is used",
+				 s->name, where, s->movable ? "true" : "false", claim->name,
+				 pmemram_config_online_to_string(claim->zone));
+		return;
+	}
 }
 
 static const struct pmemram_memblock *find_block(const struct pmemram_observed *o, unsigned long id)
@@ -417,8 +454,10 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	int r;
 
 	v->cxl = d->cxl;
-	if (claim)
+	if (claim) {
 		v->matched_by = match_kind(claim, d);
+		daxctl_conflict(b->config, v, claim, d);
+	}
 	if (!claim) {
 		set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
 		return 0;

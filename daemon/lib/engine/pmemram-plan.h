@@ -162,6 +162,8 @@ struct pmemram_device_verdict {
 	enum pmemram_verdict verdict;
 	enum pmemram_reason reason;
 	char text[PMEMRAM_PLAN_TEXT_MAX]; /* one line for logs and status */
+	char conflict[2 * PMEMRAM_PLAN_TEXT_MAX]; /* a daxctl.conf.d section for the device that the deciding
+					       * claim overrides: "daxctl section 'NAME' (FILE:LINE) ...", or "" */
 	size_t n_blocks;		  /* whole memory blocks in the device's range */
 	size_t n_blocks_done;		  /* of those, online in the claimed zone */
 };
