@@ -2,6 +2,7 @@
 /* pmemramctl claim --from-daxctl: pmemramctl's drop-ins for the sections of daxctl.conf.d. */
 #include <fcntl.h>
 #include <limits.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -9,6 +10,8 @@
 #include "json-util.h"
 #include "macro.h"
 #include "pmemram-config.h"
+#include "pmemram-observe.h"
+#include "pmemram-plan.h"
 
 #define FROM_DAXCTL_SCHEMA_VERSION 1
 #define CLAIM_NAME_PREFIX "daxctl-" /* the claim written for [reconfigure-device NAME] */
@@ -75,6 +78,67 @@ static int read_daxctl(struct pmemram_config *c, const char *file)
 	return CTL_EXIT_OK;
 }
 
+/* The machine as pmemramd would plan it with c: for the sections a claim of pmemram's own already
+ * decides for.  Only looked at when c has a claimed section and a claim of its own not by UUID. */
+struct seen {
+	struct pmemram_ctx *ctx;
+	struct pmemram_observation *o;
+	struct pmemram_plan *plan;
+};
+
+static void seen_done(struct seen *w)
+{
+	pmemram_plan_free(w->plan);
+	pmemram_observation_free(w->o);
+	pmemram_ctx_unref(w->ctx);
+}
+
+static bool needs_observing(const struct pmemram_config *c)
+{
+	bool claimed = false, broad = false;
+
+	for (size_t i = 0; i < c->n_daxctl; i++)
+		claimed = claimed || c->daxctl[i].state == PMEMRAM_DAXCTL_CLAIMED;
+	for (size_t i = 0; i < c->n_claims; i++)
+		broad = broad || (!c->claims[i].from_daxctl && c->claims[i].match != PMEMRAM_MATCH_UUID);
+	return claimed && broad;
+}
+
+static int observe(const struct pmemram_config *c, struct seen *w)
+{
+	int r;
+
+	if (!needs_observing(c))
+		return CTL_EXIT_OK;
+	if (ctl_ctx_new(&w->ctx) < 0)
+		return CTL_EXIT_SYSTEM;
+	r = pmemram_observe(w->ctx, &w->o);
+	if (r < 0)
+		return ctl_read_failed(w->ctx, "the system state", r);
+	r = pmemram_plan_compute(c, &w->o->observed, &w->plan);
+	if (r < 0) {
+		fprintf(stderr, "%s claim: cannot compute the plan: %s\n", program_invocation_short_name, strerror(-r));
+		return CTL_EXIT_SYSTEM;
+	}
+	return CTL_EXIT_OK;
+}
+
+/* The claim of pmemram's own that decides for a device with the section's UUID, or NULL: a drop-in
+ * by UUID would take the device from it. */
+static const struct pmemram_claim *outranked_by(const struct pmemram_config *c, const struct seen *w,
+						const struct pmemram_daxctl_section *s)
+{
+	for (size_t i = 0; w->plan && i < w->o->observed.n_devices && i < w->plan->n_verdicts; i++) {
+		const struct pmemram_observed_dax *d = &w->o->observed.devices[i];
+		const struct pmemram_claim *claim = pmemram_config_find_claim(c, w->plan->verdicts[i].claim);
+
+		if (claim && !claim->from_daxctl &&
+		    (!strcasecmp(d->uuid, s->uuid) || !strcasecmp(d->info_uuid, s->uuid)))
+			return claim;
+	}
+	return NULL;
+}
+
 /* One section's result, for --json. */
 static struct json_object *section_json(const struct pmemram_config *c, const struct pmemram_daxctl_section *s,
 					const char *result, const char *claim, const char *path, const char *reason)
@@ -102,11 +166,14 @@ static struct json_object *section_json(const struct pmemram_config *c, const st
 
 /* Write the claim of one section, or say why not: CTL_EXIT_OK, CTL_EXIT_CONFIG for a refusal,
  * another exit code when writing failed.  *ret_written when a drop-in was created or replaced. */
-static int one_section(const char *dir, const struct pmemram_config *c, const struct pmemram_daxctl_section *s,
-		       bool json, struct json_object *results, bool *ret_written)
+static int one_section(const char *dir, const struct pmemram_config *c, const struct seen *seen,
+		       const struct pmemram_daxctl_section *s, bool json, struct json_object *results,
+		       bool *ret_written)
 {
 	struct ctl_claim_written w = {};
-	char origin[PATH_MAX + 16], name[PMEMRAM_CONFIG_NAME_MAX];
+	char origin[PATH_MAX + 16], name[PMEMRAM_CONFIG_NAME_MAX], where[PATH_MAX + 16];
+	char outranked[PMEMRAM_CONFIG_ERROR_MAX];
+	const struct pmemram_claim *mine = NULL;
 	const char *result, *claim = NULL, *reason = "";
 	int r = CTL_EXIT_OK;
 
@@ -114,7 +181,14 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 	snprintf(name, sizeof(name), CLAIM_NAME_PREFIX "%.*s", (int)(sizeof(name) - sizeof(CLAIM_NAME_PREFIX)),
 		 s->name);
 
-	switch (s->state) {
+	if (s->state == PMEMRAM_DAXCTL_CLAIMED && (mine = outranked_by(c, seen, s))) {
+		pmemram_config_origin_to_string(c, mine->defined, where, sizeof(where));
+		snprintf(outranked, sizeof(outranked),
+			 "outranked by claim '%.63s' (%.100s): a drop-in would change which claim decides", mine->name,
+			 where);
+	}
+
+	switch (mine ? _PMEMRAM_DAXCTL_STATE_MAX : s->state) {
 	case PMEMRAM_DAXCTL_CLAIMED:
 		r = ctl_claim_write(dir, name, s->uuid, s->movable ? PMEMRAM_ZONE_MOVABLE : PMEMRAM_ZONE_NORMAL, json,
 				    &w);
@@ -140,10 +214,10 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 		/* fall through */
 	default:
 		result = "refused";
-		reason = s->text;
+		reason = mine ? outranked : s->text;
 		r = CTL_EXIT_CONFIG;
 		fprintf(stderr, "%s claim: %s: section '%s' cannot be translated: %s\n", program_invocation_short_name,
-			origin, s->name, s->text);
+			origin, s->name, reason);
 		break;
 	}
 	if (!json_append(results, section_json(c, s, result, claim, w.action ? w.path : NULL, reason)))
@@ -154,6 +228,7 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 int ctl_claim_from_daxctl(const char *dir, const char *file, bool json)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(seen_done) struct seen seen = {};
 	_cleanup_(json_object_putp) struct json_object *root = json_object_new_object();
 	struct json_object *results = json_object_new_array();
 	const char *source = file ? file : ctl_daxctl_dir(), *daemon = "not-asked";
@@ -166,13 +241,15 @@ int ctl_claim_from_daxctl(const char *dir, const char *file, bool json)
 	r = load_own(dir, &c);
 	if (r == CTL_EXIT_OK)
 		r = read_daxctl(c, file);
+	if (r == CTL_EXIT_OK)
+		r = observe(c, &seen);
 	if (r != CTL_EXIT_OK)
 		return r;
 	if (c->n_daxctl == 0 && !json)
 		printf("No [reconfigure-device] sections in %s: nothing to write.\n", source);
 
 	for (size_t i = 0; i < c->n_daxctl; i++) {
-		r = one_section(dir, c, &c->daxctl[i], json, results, &written);
+		r = one_section(dir, c, &seen, &c->daxctl[i], json, results, &written);
 		/* A refusal does not stop the other sections; a failure to write does. */
 		if (r == CTL_EXIT_CONFIG)
 			exit_code = r;

@@ -979,6 +979,41 @@ static void test_from_daxctl_missing(void **state)
 	assert_null(read_conf(state, "pmemram.conf.d"));
 }
 
+/* A section for a device one of pmemram's claims by region already decides for: a drop-in by
+ * UUID would outrank that claim, so the section is refused; the others are still written. */
+static void test_from_daxctl_outranked(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *line = NULL, *f = daxctl_path(state, "10-a.conf");
+	char *vars[7] = {};
+	struct fake_env *fake;
+	void *env = NULL;
+
+	assert_int_equal(fake_env_setup_hmat(&env), 0);
+	fake = env;
+	assert_true(asprintf(&vars[3], "PMEMRAM_SYSFS_ROOT=%s", fake->root) >= 0 &&
+		    asprintf(&vars[4], "PMEMRAM_PROCFS_ROOT=%s", fake->proc) >= 0 &&
+		    asprintf(&vars[5], "PMEMRAM_UDEV_ROOT=%s", fake->udev) >= 0);
+	for (size_t i = 0; i < 3; i++)
+		vars[i] = strdup(ENV(state)->vars[i]);
+	write_conf(state, "pmemram.conf", "# mine\n[claim \"mine\"]\nmatch = region:region1\nonline = normal\n");
+	write_daxctl(state, "10-a.conf", SECTION("dd", FAKE_UUID_DEVDAX, "") SECTION("later", UUID_B, ""));
+
+	run = run_ctl_env((const char *const *)vars, (const char *const[]){ "claim", "--from-daxctl", NULL });
+	assert_int_equal(run->status, 3);
+	assert_true(asprintf(&line,
+			     "pmemramctl claim: %s:1: section 'dd' cannot be translated: outranked by claim 'mine' "
+			     "(pmemram.conf:2): a drop-in would change which claim decides\n",
+			     f) >= 0);
+	assert_non_null(strstr(run->err, line));
+	assert_null(read_conf(state, DROPIN("daxctl-dd")));
+	free(read_conf(state, DROPIN("daxctl-later")));
+	assert_non_null(strstr(run->out, DROPIN("daxctl-later")));
+	for (size_t i = 0; i < ELEMENTSOF(vars); i++)
+		free(vars[i]);
+	fake_env_teardown(&env);
+}
+
 #define CLAIM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -999,6 +1034,7 @@ int main(void)
 		CLAIM_TEST(test_from_daxctl_writes),
 		CLAIM_TEST(test_from_daxctl_refuses),
 		CLAIM_TEST(test_from_daxctl_missing),
+		CLAIM_TEST(test_from_daxctl_outranked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
