@@ -26,8 +26,25 @@ static void become_ready(struct manager *m, const char *why)
 	manager_export_write(m, NULL);
 }
 
-/* Ready once no claim waits for its device (a claimed device that boots late is onlined before
- * the services ordered after us start), or when the settle timeout says to stop waiting. */
+/* Whether a claim of pmemram's own matches no device yet.  Claims from daxctl.conf.d are not
+ * waited for: daxctl ignores a section for a UUID it does not find, so leftovers are common. */
+static bool own_claim_unmatched(const struct manager *m)
+{
+	const struct pmemram_plan *plan = m->last->plan;
+
+	for (size_t i = 0; i < plan->n_unmatched; i++) {
+		const struct pmemram_claim *c =
+			m->config ? pmemram_config_find_claim(m->config, plan->unmatched[i]) : NULL;
+
+		if (!c || !c->from_daxctl)
+			return true;
+	}
+	return false;
+}
+
+/* Ready once no claim of pmemram's own waits for its device (a claimed device that boots late is
+ * onlined before the services ordered after us start), or when the settle timeout says to stop
+ * waiting. */
 static void check_ready(struct manager *m)
 {
 	if (m->ready)
@@ -36,6 +53,8 @@ static void check_ready(struct manager *m)
 		become_ready(m, "the system could not be read");
 	else if (m->last->plan->n_unmatched == 0)
 		become_ready(m, "every claim matched a device");
+	else if (!own_claim_unmatched(m))
+		become_ready(m, "every claim of pmemram's own matched a device (daxctl.conf.d's are not waited for)");
 }
 
 static int on_settle_timeout(sd_event_source *s, uint64_t usec, void *userdata)

@@ -545,25 +545,41 @@ static const char *json_slashes(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* d with its socket at ROOT/pmemramd.sock, and ROOT/daxctl.conf.d (dir) holding 50-x.conf (file) with text. */
+static void daxctl_dirs(struct dirs *d, char dir[static 160], char file[static 192], const char *text)
+{
+	FILE *f;
+
+	make_dirs(d);
+	snprintf(d->socket, sizeof(d->socket), "%s/pmemramd.sock", d->root);
+	snprintf(dir, 160, "%s/daxctl.conf.d", d->root);
+	snprintf(file, 192, "%s/50-x.conf", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	f = fopen(file, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void daxctl_dirs_remove(struct dirs *d, const char *dir, const char *file)
+{
+	(void)unlink(file);
+	(void)rmdir(dir);
+	(void)unlink(d->socket);
+	remove_dirs(d);
+}
+
 /* A section of daxctl.conf.d and nothing of pmemram's: a claim, with its FILE:LINE in the status. */
 static void test_daxctl_status(void **state)
 {
 	char reply[8192], dir[160], file[192], want[600], j[400];
 	struct dirs d;
 	pid_t daemon;
-	FILE *f;
 
 	(void)state;
-	make_dirs(&d);
-	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
-	snprintf(dir, sizeof(dir), "%s/daxctl.conf.d", d.root);
-	snprintf(file, sizeof(file), "%s/50-x.conf", dir);
-	assert_int_equal(mkdir(dir, 0755), 0);
-	f = fopen(file, "we");
-	assert_non_null(f);
-	fprintf(f, "[reconfigure-device x]\nnvdimm.uuid = ed93e918-e165-49d8-921d-383d7b9660c5\nmode = system-ram\n"
-		   "[reconfigure-device y]\nmode = system-ram\n");
-	assert_int_equal(fclose(f), 0);
+	daxctl_dirs(&d, dir, file,
+		    "[reconfigure-device x]\nnvdimm.uuid = ed93e918-e165-49d8-921d-383d7b9660c5\nmode = system-ram\n"
+		    "[reconfigure-device y]\nmode = system-ram\n");
 
 	daemon = start_daemon(&d, 1024, "stderr");
 	request_as(d.socket, -1, "{\"command\":\"status\"}\n", reply, sizeof(reply));
@@ -585,10 +601,32 @@ static void test_daxctl_status(void **state)
 	assert_non_null(strstr(reply, "\"configured\":true"));
 	assert_non_null(strstr(reply, "\"claims\":[\"daxctl:x\"]"));
 
-	(void)unlink(file);
-	(void)rmdir(dir);
-	(void)unlink(d.socket);
-	remove_dirs(&d);
+	daxctl_dirs_remove(&d, dir, file);
+}
+
+/* A daxctl section whose UUID matches no device (daxctl ignores those; leftovers are common):
+ * pmemramd does not wait for it to settle, and still lists its claim as unmatched. */
+static void test_daxctl_unmatched_ready(void **state)
+{
+	const char *const extra[] = { "--settle-timeout", "600", NULL };
+	char reply[8192], dir[160], file[192];
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	daxctl_dirs(&d, dir, file,
+		    "[reconfigure-device x]\nnvdimm.uuid = ed93e918-e165-49d8-921d-383d7b9660c5\nmode = system-ram\n");
+
+	daemon = start_daemon_with(&d, 1024, "stderr", extra);
+	request_as(d.socket, -1, "{\"command\":\"status\"}\n", reply, sizeof(reply));
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	if (!strstr(reply, "\"ready\":true"))
+		fail_msg("not ready: %s", reply);
+	if (!strstr(reply, "\"unmatched_claims\":[\"daxctl:x\"]"))
+		fail_msg("daxctl:x not unmatched: %s", reply);
+
+	daxctl_dirs_remove(&d, dir, file);
 }
 
 /* pmemramd sending to the journal: the notices "no configuration", a refused request and a warning on
@@ -676,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_export_files),
 		cmocka_unit_test(test_daxctl_status),
+		cmocka_unit_test(test_daxctl_unmatched_ready),
 		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
