@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pmemram-config.h"
 #include "pmemram-plan.h"
@@ -271,6 +272,49 @@ static void test_json(void **state)
 	json_object_put(a);
 }
 
+/* Only regular files are read, as daxctl selects them (a symlink or a directory named *.conf is not). */
+static void test_regular_files(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w = {};
+	char dir[] = "/tmp/daxctl-conf-test.XXXXXX", path[64], target[64];
+	int fd;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs("[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(target, sizeof(target), "%s/b.other", dir);
+	f = fopen(target, "we");
+	assert_non_null(f);
+	fputs("[reconfigure-device b]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/b.conf", dir);
+	assert_int_equal(symlink("b.other", path), 0);
+	snprintf(path, sizeof(path), "%s/c.conf", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pmemram_daxctl_load(c, fd, dir, &w), 0);
+	close(fd);
+	assert_int_equal(c->n_daxctl, 1);
+	assert_string_equal(c->daxctl[0].name, "a");
+	assert_int_equal(w.n, 2); /* b.conf and c.conf: not regular files */
+
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/b.conf", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unlink(target), 0);
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),      cmocka_unit_test(test_no_section),
 		cmocka_unit_test(test_untranslatable), cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_duplicate),      cmocka_unit_test(test_json),
+		cmocka_unit_test(test_regular_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 
 #include "pmemram-config.h"
 #include "pmemram-private.h"
@@ -541,6 +542,14 @@ static int list_files(int dir_fd, const char *dir, char ***ret, size_t *ret_n, s
 	return 0;
 }
 
+/* daxctl reads the entries readdir() types regular: not a symlink, even to a regular file. */
+static bool regular_file(int dir_fd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, struct pmemram_config_errors *warnings)
 {
 	char **names = NULL;
@@ -559,6 +568,10 @@ int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, s
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			r = -ENOMEM;
 			break;
+		}
+		if (!regular_file(dir_fd, names[i])) {
+			pmemram_config_errors_add(warnings, path, 0, "not a regular file");
+			continue;
 		}
 		r = pmemram_config_parse_at(c, dir_fd, names[i], path, pmemram_daxctl_parse, warnings);
 		if (r < 0 && r != -ENOMEM)
