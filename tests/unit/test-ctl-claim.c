@@ -862,7 +862,7 @@ static void test_from_daxctl_writes(void **state)
 	_cleanup_(freep) char *a = NULL, *b = NULL, *before = NULL, *after = NULL, *absent = absent_msg(state);
 	_cleanup_(freep) char *expected = NULL, *f10 = daxctl_path(state, "10-a.conf");
 
-	write_daxctl(state, "10-a.conf", "# daxctl's\n" SECTION("fast", UUID_UPPER, "movable = false\n"));
+	write_daxctl(state, "10-a.conf", "# daxctl's\n" SECTION("fast", UUID, "movable = false\n"));
 	write_daxctl(state, "20-b.conf",
 		     SECTION("slow", UUID_B, "online = true\n") "[reconfigure-device dd]\n"
 								"nvdimm.uuid = " UUID_C "\nmode = devdax\n");

@@ -61,9 +61,9 @@ static void test_valid(void **state)
 		  "online = true\n"
 		  "movable = false\n"
 		  "\n"
-		  "; quoted, upper case, comments after values, keys and words in any case\n"
+		  "; quoted, comments after values, keys and words in any case\n"
 		  "[Reconfigure-Device  Second One ]\n"
-		  "NVDIMM.UUID = \"6E9B4C6D-1F2A-4C3B-9D8E-0A1B2C3D4E5F\"\n"
+		  "NVDIMM.UUID = \"" UUID_B "\"\n"
 		  "Mode = system-ram ; as RAM\n"
 		  "movable = Yes # the default anyway\n",
 		  &w);
@@ -272,6 +272,15 @@ static void test_json(void **state)
 	json_object_put(a);
 }
 
+/* daxctl looks a section up by the lower-case UUID uuid_unparse() gives: one in upper case never applies. */
+static void test_upper_case_uuid(void **state)
+{
+	expect_warning("[reconfigure-device x]\nnvdimm.uuid = 6E9B4C6D-1F2A-4C3B-9D8E-0a1b2c3d4e5f\nmode = system-ram\n",
+		       F ":2: key 'nvdimm.uuid': '6E9B4C6D-1F2A-4C3B-9D8E-0a1b2c3d4e5f' has upper-case letters: daxctl "
+			 "compares it with the lower-case UUID of the device and never applies the section: skipped",
+		       PMEMRAM_DAXCTL_SKIPPED);
+}
+
 /* Only regular files are read, as daxctl selects them (a symlink or a directory named *.conf is not). */
 static void test_regular_files(void **state)
 {
@@ -322,7 +331,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),      cmocka_unit_test(test_no_section),
 		cmocka_unit_test(test_untranslatable), cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_duplicate),      cmocka_unit_test(test_json),
-		cmocka_unit_test(test_regular_files),
+		cmocka_unit_test(test_regular_files),  cmocka_unit_test(test_upper_case_uuid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

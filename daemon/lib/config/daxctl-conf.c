@@ -11,7 +11,7 @@
 /*
  * The format as daxctl (ndctl v71 and later) reads it: every *.conf file of the directory is an
  * INI file; a section whose name's first word is "reconfigure-device" applies to the namespace
- * whose UUID its nvdimm.uuid key holds; of its keys daxctl uses mode ("system-ram" or "devdax"),
+ * whose UUID its nvdimm.uuid key holds (compared as a string with the lower-case UUID); of its keys daxctl uses mode ("system-ram" or "devdax"),
  * online and movable (true or false by their first letter, t/y/1 or f/n/0; anything else
  * leaves the default, true).  Section names and keys are case-insensitive, a value may be quoted,
  * and ';' or '#' starts a comment, also after a value.  A line that is none of these makes daxctl
@@ -188,6 +188,15 @@ static void key_uuid(struct daxctl_parser *p, const char *key, const char *value
 		warn(p, "key '%s': invalid UUID '%s' (expected 8-4-4-4-12 hex digits): section skipped", key,
 		     shown(value, q));
 		invalidate(p, "invalid nvdimm.uuid");
+		return;
+	}
+	if (strpbrk(value, "ABCDEF")) {
+		/* daxctl looks sections up by the UUID uuid_unparse() gives, in lower case, as strings. */
+		warn(p,
+		     "key '%s': '%s' has upper-case letters: daxctl compares it with the lower-case UUID of the "
+		     "device and never applies the section: skipped",
+		     key, shown(value, q));
+		invalidate(p, "upper-case nvdimm.uuid, which daxctl never matches");
 		return;
 	}
 	strcpy(s->uuid, u);
