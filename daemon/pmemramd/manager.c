@@ -73,8 +73,8 @@ static void check_shuffle(struct manager *m)
 			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 }
 
-/* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant sections
- * only at info). */
+/* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant and
+ * mode = devdax sections only at info). */
 static void log_daxctl(struct manager *m, const struct pmemram_config *c, const struct pmemram_config_errors *w)
 {
 	for (size_t i = 0; i < w->n; i++)
@@ -98,6 +98,8 @@ static void log_daxctl(struct manager *m, const struct pmemram_config *c, const 
 				      origin, s->name, s->text);
 		else if (s->state == PMEMRAM_DAXCTL_REDUNDANT)
 			mlog(m, LOG_INFO, "%s: section '%s' is redundant: %s", origin, s->name, s->text);
+		else if (s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram)
+			mlog(m, LOG_INFO, "%s: section '%s': %s", origin, s->name, s->text);
 	}
 }
 

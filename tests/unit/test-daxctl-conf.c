@@ -187,7 +187,7 @@ static void test_no_section(void **state)
 	assert_int_equal(c->n_claims, 0);
 }
 
-/* What has no pmemram claim: devdax mode (not a claim, no warning), online = false. */
+/* What has no pmemram claim: devdax mode (not a claim, no warning), online = false (a warning). */
 static void test_untranslatable(void **state)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
@@ -198,7 +198,9 @@ static void test_untranslatable(void **state)
 	c = parse("[reconfigure-device d]\nnvdimm.uuid = " UUID_A "\nmode = devdax\n"
 		  "[reconfigure-device o]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\nonline = false\n",
 		  &w);
-	assert_int_equal(w.n, 0);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0], F ":4: section 'o': online = false (kmem without onlining its memory) has no "
+					"pmemram equivalent: skipped");
 	assert_int_equal(c->n_claims, 0);
 	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_SKIPPED);
 	assert_int_equal(pmemram_daxctl_to_claim(&c->daxctl[0], &claim, &why), -EINVAL);

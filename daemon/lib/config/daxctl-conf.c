@@ -436,6 +436,9 @@ static int merge_one(struct pmemram_config *c, struct pmemram_daxctl_section *s,
 		s->state = PMEMRAM_DAXCTL_SKIPPED;
 		if (s->text != why)
 			snprintf(s->text, sizeof(s->text), "%s", why);
+		/* A malformed section was warned about at its line; devdax is no claim, said at info. */
+		if (!s->invalid && s->system_ram)
+			skip(c, s, warnings);
 		return 0;
 	}
 

@@ -84,7 +84,8 @@ enum pmemram_daxctl_state {
 	PMEMRAM_DAXCTL_CLAIMED,	  /* a claim of its own, named daxctl:NAME */
 	PMEMRAM_DAXCTL_REDUNDANT, /* a pmemram claim for the same UUID says the same: that one is used */
 	PMEMRAM_DAXCTL_CONFLICT,  /* a pmemram claim for the same UUID disagrees: that one is used */
-	PMEMRAM_DAXCTL_SKIPPED,	  /* not used: text says why (a warning was given) */
+	PMEMRAM_DAXCTL_SKIPPED,	  /* not used: text says why (a warning was given, but for mode = devdax,
+				   * which is not a claim: pmemramd logs it at info) */
 	_PMEMRAM_DAXCTL_STATE_MAX,
 };
 
