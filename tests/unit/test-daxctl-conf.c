@@ -138,9 +138,6 @@ static void test_malformed(void **state)
 		       PMEMRAM_DAXCTL_SKIPPED);
 	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\n",
 		       F ":1: section 'x': no mode: skipped (daxctl does nothing without one)", PMEMRAM_DAXCTL_SKIPPED);
-	expect_warning("[reconfigure-device]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
-		       F ":1: [reconfigure-device] without a name: skipped (daxctl needs a name unique over all files)",
-		       PMEMRAM_DAXCTL_SKIPPED);
 	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\nzone = normal\n",
 		       F ":4: key 'zone': not one daxctl reads (nvdimm.uuid, mode, online, movable): ignored",
 		       PMEMRAM_DAXCTL_CLAIMED);
@@ -283,6 +280,19 @@ static void test_upper_case_uuid(void **state)
 		       PMEMRAM_DAXCTL_SKIPPED);
 }
 
+/* daxctl reads a section without a name like any other: its claim is named after FILE and LINE. */
+static void test_nameless(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse("\n[reconfigure-device]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_CLAIMED);
+	assert_string_equal(c->daxctl[0].name, "a.conf-2");
+	assert_string_equal(c->claims[0].name, "daxctl:a.conf-2");
+}
+
 /* Only regular files are read, as daxctl selects them (a symlink or a directory named *.conf is not). */
 static void test_regular_files(void **state)
 {
@@ -334,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_untranslatable), cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_duplicate),      cmocka_unit_test(test_json),
 		cmocka_unit_test(test_regular_files),  cmocka_unit_test(test_upper_case_uuid),
+		cmocka_unit_test(test_nameless),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,12 +138,17 @@ static void open_section(struct daxctl_parser *p, char *header)
 		.online_set.file = -1,
 		.movable_set.file = -1,
 	};
-	claim_safe_name(name, s->name, sizeof(s->name));
 	p->section = s;
-	if (!s->name[0]) {
-		warn(p, "[" SECTION_WORD "] without a name: skipped (daxctl needs a name unique over all files)");
-		invalidate(p, "no section name");
+	if (!*name) {
+		/* daxctl reads it like any other: the claim needs a name, so one from FILE-LINE. */
+		const char *base = strrchr(p->file, '/');
+		char generated[PMEMRAM_CONFIG_NAME_MAX];
+
+		snprintf(generated, sizeof(generated), "%.40s-%u", base ? base + 1 : p->file, p->line);
+		claim_safe_name(generated, s->name, sizeof(s->name));
+		return;
 	}
+	claim_safe_name(name, s->name, sizeof(s->name));
 }
 
 /* The value as iniparser reads it: inside quotes, or up to a comment. */
