@@ -172,11 +172,17 @@ static int read_node(struct pmemram_ctx *ctx, struct pmemram_node *n)
 }
 
 /* Whether nodeN's directory is gone. */
+/* The kernel clears a node's bit in the online mask before it removes the node's device, whose
+ * attributes then go one by one before its directory: either tells that the node is going. */
 static bool node_gone(struct pmemram_ctx *ctx, int id)
 {
+	struct pmemram_nodemask online;
 	char path[64];
 
-	return path_printf(path, sizeof(path), NODE_DIR "/node%d", id) >= 0 && sysfs_exists(ctx, path) == 0;
+	if (path_printf(path, sizeof(path), NODE_DIR "/node%d", id) >= 0 && sysfs_exists(ctx, path) == 0)
+		return true;
+	return sysfs_read_nodemask(ctx, NODE_DIR "/online", &online) >= 0 &&
+	       !pmemram_nodemask_test(&online, (unsigned)id);
 }
 
 void pmemram_topology_direct_mapped_nodes(const struct pmemram_topology *t, struct pmemram_nodemask *ret)
