@@ -143,6 +143,29 @@ static void test_partial_overlap(void **state)
 	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
 }
 
+/* Only a CXL region of exactly the nvdimm region's range is its pmem region: not a larger one
+ * holding it, nor a ram region (mode, 6.3+) of the same range. */
+static void test_exact_range(void **state)
+{
+	const char *root = ENV(state)->root;
+	struct pmemram_cxl_origin o;
+
+	W(root, ROOT0 "/decoder0.0/region0/size", "0x40000000\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+	assert_string_equal(o.region, "");
+	W(root, ROOT0 "/decoder0.0/region0/resource", "0x100000000\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+
+	W(root, ROOT0 "/decoder0.0/region0/resource", "0x110000000\n");
+	W(root, ROOT0 "/decoder0.0/region0/size", "0x20000000\n");
+	W(root, ROOT0 "/decoder0.0/region0/mode", "ram\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 0);
+	W(root, ROOT0 "/decoder0.0/region0/mode", "pmem\n");
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region4", &o), 1);
+	assert_string_equal(o.region, "region0");
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+}
+
 /* Without a CXL bus nothing is read beyond the missing directory. */
 static void test_no_cxl(void **state)
 {
@@ -193,6 +216,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dax_chain, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_interleave, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_partial_overlap, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_exact_range, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_no_cxl, setup, fake_env_teardown),
 		cmocka_unit_test(test_failures),
 	};

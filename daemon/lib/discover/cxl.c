@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The CXL side of an nvdimm region: the CXL region holding its range and that region's memdevs' serials. */
+/* The CXL side of an nvdimm region: the CXL pmem region of its range and that region's memdevs' serials. */
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 
@@ -78,24 +78,36 @@ static int read_range(struct pmemram_ctx *ctx, const char *bus, const char *name
 	return r;
 }
 
-/* 1 when the CXL region's range holds [nd_start, nd_end). */
-static int region_holds(struct pmemram_ctx *ctx, const char *region, uint64_t nd_start, uint64_t nd_end)
+/* 1 when the CXL region is the pmem region behind [nd_start, nd_start + nd_size): the nvdimm region
+ * of a CXL pmem region has exactly its range.  A region without space shows resource
+ * 0xffffffffffffffff and size 0; mode (6.3+) tells ram regions from pmem ones. */
+static int region_is(struct pmemram_ctx *ctx, const char *region, uint64_t nd_start, uint64_t nd_size)
 {
+	char path[96], mode[16];
 	uint64_t start, size;
 	int r;
 
 	r = read_range(ctx, CXL_DIR, region, true, &start, &size);
 	if (r < 0)
 		return r;
-	/* A region without space shows resource 0xffffffffffffffff and size 0. */
-	return size > 0 && start <= nd_start && nd_end - start <= size;
+	if (start != nd_start || size != nd_size)
+		return 0;
+	r = path_printf(path, sizeof(path), CXL_DIR "/%s/mode", region);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(ctx, path, mode, sizeof(mode));
+	if (sysfs_absent(ctx, r))
+		return 1;
+	if (r < 0)
+		return r;
+	return streq(mode, "pmem");
 }
 
 int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
 	struct pmemram_cxl_origin o = {};
-	uint64_t start, size, end;
+	uint64_t start, size;
 	int r;
 
 	if (!ctx || !nd_region || !ret)
@@ -119,10 +131,9 @@ int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, stru
 	}
 	if (r < 0)
 		return r;
-	end = start + size;
 
 	for (size_t i = 0; i < dir.n; i++) {
-		r = region_holds(ctx, dir.names[i], start, end);
+		r = region_is(ctx, dir.names[i], start, size);
 		if (r < 0)
 			return r;
 		if (r == 0)

@@ -87,7 +87,7 @@ int pmemram_dax_source_read(struct pmemram_ctx *ctx, struct pmemram_dax *d);
  * bus/dax/devices/daxX.Y/../namespace; left "" for other dax devices (hmem). */
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d);
 
-/* The CXL region whose physical range holds nvdimm region nd_region ("region0" of bus/nd), and
+/* The CXL pmem region whose physical range is that of nvdimm region nd_region ("region0" of bus/nd), and
  * the serials of that CXL region's memdevs: 1 and *ret when there is one, 0 (*ret empty) when
  * there is none or the nvdimm region's range is not ours to read (root only).  The nvdimm region
  * of a CXL pmem region sits below the CXL root's nvdimm bridge, not below the CXL region, and
