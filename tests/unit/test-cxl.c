@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "fake-sysfs.h"
+#include "pmemram-config.h"
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 
@@ -177,6 +178,8 @@ static void test_no_cxl(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* A damaged tree (a memdev or region going away) leaves the CXL side empty and says what could not
+ * be read, instead of failing: only -ENOMEM fails. */
 static void test_failures(void **state)
 {
 	static const struct fake_failure cases[] = {
@@ -193,20 +196,66 @@ static void test_failures(void **state)
 	(void)state;
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		const struct fake_failure *c = &cases[i];
-		const char *blamed = c->blamed ? c->blamed : c->file;
 		struct pmemram_cxl_origin o = { .region = "x" };
-		void *env = NULL;
+		struct fake_env *env = NULL;
+		char blamed[256];
 		int r;
 
-		assert_int_equal(setup(&env), 0);
+		assert_int_equal(setup((void **)&env), 0);
 		assert_int_equal(fake_env_break(env, c->file, c->content), 0);
-		r = pmemram_cxl_origin_read(((struct fake_env *)env)->ctx, "region4", &o);
-		if (r != c->error || !fake_env_error_path_is(env, blamed))
-			fail_msg("damaging %s: got %d (%s), expected %d blaming %s", c->file, r,
-				 pmemram_ctx_get_error_path(((struct fake_env *)env)->ctx), c->error, blamed);
+		snprintf(blamed, sizeof(blamed), "%s/%s", env->root, c->blamed);
+		r = pmemram_cxl_origin_read(env->ctx, "region4", &o);
+		if (r != 0 || o.error != c->error || strcmp(o.error_path, blamed) != 0)
+			fail_msg("damaging %s: got %d, error %d on %s; expected 0, error %d on %s", c->file, r, o.error,
+				 o.error_path, c->error, blamed);
 		assert_string_equal(o.region, "");
-		fake_env_teardown(&env);
+		assert_int_equal(o.n_serials, 0);
+		assert_null(pmemram_ctx_get_error_path(env->ctx));
+		fake_env_teardown((void **)&env);
 	}
+}
+
+/* A CXL region torn down while listed: every nd-backed device is compared with it, yet the
+ * observation goes on, the NVDIMM device beside it is planned, and the CXL claim that matched
+ * nothing says why. */
+static void test_torn_down(void **state)
+{
+	static const char text[] = "[claim \"nv\"]\nmatch = uuid:" FAKE_UUID_KMEM "\n\n"
+				   "[claim \"cxl\"]\nmatch = cxl-region:region0\n";
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
+	struct pmemram_config_errors e = {};
+	const struct pmemram_observed_dax *cxl = NULL;
+	const char *root = ENV(state)->root;
+	char note[256];
+
+	W(root, NDBUS1 "/region4/namespace4.0/mode", "dax\n");
+	W(root, NDBUS1 "/region4/dax4.0/dax4.0/target_node", "1\n");
+	W(root, NDBUS1 "/region4/dax4.0/dax4.0/align", "2097152\n");
+	W(root, NDBUS1 "/region4/dax4.0/dax4.0/resource", "0x110200000\n");
+	L(root, NDBUS1 "/region4/dax4.0/dax4.0/driver", "../../../../../../../../../bus/dax/drivers/device_dax");
+	assert_int_equal(fake_sysfs_remove(root, ROOT0 "/decoder0.0/region0/size"), 0);
+	assert_int_equal(pmemram_observe(ENV(state)->ctx, &o), 0);
+	for (size_t i = 0; i < o->observed.n_devices; i++)
+		if (streq(o->observed.devices[i].dax.name, "dax4.0"))
+			cxl = &o->observed.devices[i];
+	assert_non_null(cxl);
+	assert_string_equal(cxl->region, "region4");
+	assert_string_equal(cxl->cxl.region, "");
+	assert_int_equal(cxl->cxl.error, -ENOENT);
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_config_parse(c, "test.conf", text, strlen(text), &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	assert_int_equal(pmemram_plan_compute(c, &o->observed, &plan), 0);
+	assert_string_equal(plan->verdicts[0].device, "dax0.0");
+	assert_string_equal(plan->verdicts[0].claim, "nv");
+	assert_int_equal(plan->n_unmatched, 1);
+	assert_string_equal(plan->unmatched[0], "cxl");
+	snprintf(note, sizeof(note), "CXL origin of dax0.0 unreadable: %s/bus/cxl/devices/region0/size: %s",
+		 ENV(state)->root, strerror(ENOENT));
+	assert_string_equal(plan->unmatched_notes[0], note);
 }
 
 int main(void)
@@ -219,6 +268,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exact_range, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_no_cxl, setup, fake_env_teardown),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test_setup_teardown(test_torn_down, setup, fake_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,10 +103,31 @@ static int region_is(struct pmemram_ctx *ctx, const char *region, uint64_t nd_st
 	return streq(mode, "pmem");
 }
 
+/* Keeps in *o the first reason the CXL side is unknown (r, and the file the context blames) and
+ * goes on without it: a memdev or region may be going away.  Only -ENOMEM still fails. */
+static int remember_unreadable(struct pmemram_ctx *ctx, int r, struct pmemram_cxl_origin *o)
+{
+	const char *path = pmemram_ctx_get_error_path(ctx);
+
+	if (r == -ENOMEM)
+		return r;
+	if (!o->error) {
+		*o = (struct pmemram_cxl_origin){ .error = r };
+		if (path)
+			(void)snprintf(o->error_path, sizeof(o->error_path), "%s", path);
+		else
+			(void)snprintf(o->error_path, sizeof(o->error_path), "%s/" CXL_DIR,
+				       pmemram_ctx_get_sysfs_root(ctx));
+	}
+	log_debug(ctx, "CXL origin unreadable: %s: %s", path ? path : CXL_DIR, strerror(-r));
+	pmemram_ctx_clear_error(ctx);
+	return 0;
+}
+
 int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
-	struct pmemram_cxl_origin o = {};
+	struct pmemram_cxl_origin o = {}, skipped = {};
 	uint64_t start, size;
 	int r;
 
@@ -118,34 +139,36 @@ int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, stru
 	if (sysfs_absent(ctx, r))
 		return 0; /* no CXL bus */
 	if (r < 0)
-		return r;
+		return remember_unreadable(ctx, r, ret);
 	if (dir.n == 0)
 		return 0;
 
 	/* The nvdimm region of a CXL pmem region hangs below the CXL root's nvdimm bridge, not
 	 * below the CXL region: its physical range is what ties the two. */
 	r = read_range(ctx, ND_DIR, nd_region, false, &start, &size);
-	if (r == -EACCES) {
-		pmemram_ctx_clear_error(ctx); /* resource is root's to read */
-		return 0;
-	}
 	if (r < 0)
-		return r;
+		return remember_unreadable(ctx, r, ret);
 
 	for (size_t i = 0; i < dir.n; i++) {
+		/* One being torn down cannot be the region; another may still be. */
 		r = region_is(ctx, dir.names[i], start, size);
+		if (r < 0)
+			r = remember_unreadable(ctx, r, &skipped); /* 0, or -ENOMEM */
 		if (r < 0)
 			return r;
 		if (r == 0)
 			continue;
-		if (strlen(dir.names[i]) >= sizeof(o.region))
-			return -ENAMETOOLONG;
+		if (strlen(dir.names[i]) >= sizeof(o.region)) {
+			r = log_debug_errno(ctx, -ENAMETOOLONG, "%s: CXL region name too long", dir.names[i]);
+			return remember_unreadable(ctx, r, ret);
+		}
 		strcpy(o.region, dir.names[i]);
 		r = read_serials(ctx, o.region, &o);
 		if (r < 0)
-			return r;
+			return remember_unreadable(ctx, r, ret);
 		*ret = o;
 		return 1;
 	}
+	*ret = skipped;
 	return 0;
 }

@@ -87,11 +87,13 @@ int pmemram_dax_source_read(struct pmemram_ctx *ctx, struct pmemram_dax *d);
  * bus/dax/devices/daxX.Y/../namespace; left "" for other dax devices (hmem). */
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d);
 
-/* The CXL pmem region whose physical range is that of nvdimm region nd_region ("region0" of bus/nd), and
- * the serials of that CXL region's memdevs: 1 and *ret when there is one, 0 (*ret empty) when
- * there is none or the nvdimm region's range is not ours to read (root only).  The nvdimm region
- * of a CXL pmem region sits below the CXL root's nvdimm bridge, not below the CXL region, and
- * the two are numbered independently: only the range ties them. */
+/* The CXL pmem region whose physical range is that of nvdimm region nd_region ("region0" of
+ * bus/nd), and the serials of that CXL region's memdevs: 1 and *ret when there is one, 0 (*ret
+ * empty) when there is none.  Best effort: when something cannot be read (a memdev or region
+ * going away, the nvdimm region's range root's to read) it is 0 too, with ret->error and
+ * ret->error_path saying what; only -ENOMEM fails.  The nvdimm region of a CXL pmem region sits
+ * below the CXL root's nvdimm bridge, not below the CXL region, and the two are numbered
+ * independently: only the range ties them. */
 int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret);
 
 /* What a dax device is, beyond its name (which a new device may take over): "uuid:UUID" of its

@@ -116,7 +116,8 @@ int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f)
 	}
 
 	for (size_t i = 0; i < plan->n_unmatched; i++)
-		fprintf(f, "Claim '%s' matches no device.\n", plan->unmatched[i]);
+		fprintf(f, "Claim '%s' matches no device%s%s.\n", plan->unmatched[i],
+			plan->unmatched_notes[i][0] ? ": " : "", plan->unmatched_notes[i]);
 
 	return ferror(f) ? -EIO : 0;
 }
@@ -193,7 +194,7 @@ static struct json_object *verdict_to_json(const struct pmemram_device_verdict *
 int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret)
 {
 	_cleanup_(json_object_putp) struct json_object *o = NULL;
-	struct json_object *actions, *devices, *unmatched;
+	struct json_object *actions, *devices, *unmatched, *notes;
 	bool ok;
 
 	if (!plan || !ret)
@@ -203,17 +204,21 @@ int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **r
 	actions = json_object_new_array();
 	devices = json_object_new_array();
 	unmatched = json_object_new_array();
+	notes = json_object_new_object();
 	/* Each json_add() takes its value, added or not: no short-circuit. */
 	ok = json_add(o, "actions", actions);
 	ok = json_add(o, "devices", devices) && ok;
 	ok = json_add(o, "unmatched_claims", unmatched) && ok;
+	ok = json_add(o, "unmatched_notes", notes) && ok;
 
 	for (size_t i = 0; ok && i < plan->n_actions; i++)
 		ok = json_append(actions, action_to_json(&plan->actions[i]));
 	for (size_t i = 0; ok && i < plan->n_verdicts; i++)
 		ok = json_append(devices, verdict_to_json(&plan->verdicts[i]));
 	for (size_t i = 0; ok && i < plan->n_unmatched; i++)
-		ok = json_append(unmatched, json_object_new_string(plan->unmatched[i]));
+		ok = json_append(unmatched, json_object_new_string(plan->unmatched[i])) &&
+		     (!plan->unmatched_notes[i][0] ||
+		      json_add(notes, plan->unmatched[i], json_object_new_string(plan->unmatched_notes[i])));
 	if (!ok)
 		return -ENOMEM;
 

@@ -205,6 +205,18 @@ static bool uuid_matches(const char *uuid, const struct pmemram_observed_dax *d)
 	       (d->info_uuid[0] && strcasecmp(uuid, d->info_uuid) == 0);
 }
 
+static bool is_cxl_claim(const struct pmemram_claim *c)
+{
+	return c->match == PMEMRAM_MATCH_CXL_REGION || c->match == PMEMRAM_MATCH_CXL_MEMDEV;
+}
+
+/* "CXL origin of dax4.0 unreadable: PATH: ERROR": why a CXL claim may not match the device. */
+static void cxl_unreadable_describe(const struct pmemram_observed_dax *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "CXL origin of %s unreadable: %s: %s", d->dax.name, d->cxl.error_path,
+		 strerror(-d->cxl.error));
+}
+
 static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
 {
 	switch (c->match) {
@@ -445,6 +457,14 @@ static void too_small(struct pmemram_device_verdict *v, const struct pmemram_obs
 		    (start + d->dax.size) & ~mask);
 }
 
+static bool has_cxl_claim(const struct pmemram_config *c)
+{
+	for (size_t i = 0; i < c->n_claims; i++)
+		if (is_cxl_claim(&c->claims[i]))
+			return true;
+	return false;
+}
+
 static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 {
 	const struct pmemram_observed *o = b->observed;
@@ -460,6 +480,12 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	}
 	if (!claim) {
 		set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
+		if (d->cxl.error && has_cxl_claim(b->config)) {
+			char note[PMEMRAM_PLAN_TEXT_MAX];
+
+			cxl_unreadable_describe(d, note, sizeof(note));
+			set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration (%s)", note);
+		}
 		return 0;
 	}
 	if (d->dax.mode == PMEMRAM_DAX_OTHER) {
@@ -663,6 +689,7 @@ struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)
 	free(plan->actions);
 	free(plan->verdicts);
 	free(plan->unmatched);
+	free(plan->unmatched_notes);
 	free(plan);
 	return NULL;
 }
@@ -679,6 +706,17 @@ static bool observed_is_valid(const struct pmemram_observed *o)
 			return false;
 	return o->n_devices <= PMEMRAM_MAX_DAX_DEVICES && o->n_namespaces <= PMEMRAM_MAX_DAX_DEVICES &&
 	       o->n_regions <= PMEMRAM_MAX_DAX_DEVICES;
+}
+
+/* What may have kept a claim from matching: for a CXL claim, a device whose CXL side is unknown. */
+static void unmatched_note(const struct pmemram_observed *o, const struct pmemram_claim *c, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; is_cxl_claim(c) && i < o->n_devices; i++)
+		if (o->devices[i].cxl.error) {
+			cxl_unreadable_describe(&o->devices[i], buf, size);
+			return;
+		}
 }
 
 int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemram_observed *observed,
@@ -725,9 +763,12 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 			continue;
 		if (!plan->unmatched) {
 			plan->unmatched = calloc(config->n_claims, sizeof(*plan->unmatched));
-			if (!plan->unmatched)
+			plan->unmatched_notes = calloc(config->n_claims, sizeof(*plan->unmatched_notes));
+			if (!plan->unmatched || !plan->unmatched_notes)
 				return -ENOMEM;
 		}
+		unmatched_note(observed, &config->claims[i], plan->unmatched_notes[plan->n_unmatched],
+			       sizeof(plan->unmatched_notes[0]));
 		strcpy(plan->unmatched[plan->n_unmatched++], config->claims[i].name);
 	}
 

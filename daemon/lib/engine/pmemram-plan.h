@@ -23,6 +23,8 @@ struct pmemram_cxl_origin {
 	char region[32];			   /* CXL region, "region0"; "" when not on CXL */
 	uint64_t serials[PMEMRAM_CXL_MAX_TARGETS]; /* its memdevs' serial numbers, by position */
 	size_t n_serials;
+	int error;	      /* -errno when the CXL side could not be read (region then ""), else 0 */
+	char error_path[128]; /* the file that could not be read, when error */
 };
 
 struct pmemram_observed_dax {
@@ -175,6 +177,9 @@ struct pmemram_plan {
 	struct pmemram_device_verdict *verdicts; /* dax devices in observed order, then namespaces, regions */
 	size_t n_unmatched;
 	char (*unmatched)[PMEMRAM_CONFIG_NAME_MAX]; /* claims that matched nothing */
+	/* For each unmatched claim, what may have kept it from matching ("CXL origin of dax4.0
+	 * unreadable: PATH: ERROR"), "" when nothing is known. */
+	char (*unmatched_notes)[PMEMRAM_PLAN_TEXT_MAX];
 };
 
 /* Pure: reads config and observed, writes *ret.  A converged system gives no actions.
