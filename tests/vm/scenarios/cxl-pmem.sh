@@ -34,7 +34,12 @@ must "(re)start pmemramd claiming another memdev" systemctl restart pmemramd.ser
 must "cxl create-region" sh -c "cxl create-region -d decoder0.0 -t pmem -m mem0 >$PMEMRAM_OUT/region.json"
 R=$(jq -r '.region' "$PMEMRAM_OUT/region.json")
 is "cxl list: $R is committed" "$(cxl list -R -r "$R" | jq -r '.[0].decode_state')" commit
-ndr=$(ndctl list -R | jq -r 'if type == "array" then .[0].dev else .dev end')
+# The nvdimm region behind $R has its range; the nd bus numbers its regions on its own.
+cres=$(($(cat "/sys/bus/cxl/devices/$R/resource")))
+ndr=$(for f in /sys/bus/nd/devices/region*/resource; do
+	[ "$(($(cat "$f")))" != "$cres" ] || basename "$(dirname "$f")"
+done)
+[ "$(wc -w <<<"$ndr")" = 1 ] || bail "not one nvdimm region at $R's $(printf %#x "$cres"): '$ndr'"
 note "CXL region $R, nvdimm region $ndr"
 must "ndctl create-namespace on $ndr" \
 	sh -c "ndctl create-namespace -r $ndr -m devdax -a 2M >$PMEMRAM_OUT/ns.json"
@@ -65,13 +70,13 @@ is "status --json: $D is on $R, memdev 0x5eed0001" "$(pmemramctl status --json |
 	jq -c --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .cxl')" \
 	"{\"region\":\"$R\",\"memdevs\":[\"0x5eed0001\"]}"
 ok "pmemramctl status says so" sh -c "pmemramctl status | grep -qx ' *on CXL $R, memdev 0x5eed0001'"
-daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end')
+daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end') || bail "daxctl list -M -d $D failed"
 note "daxctl: $daxjson"
 is "daxctl list -M: system-ram, all blocks online, movable" \
 	"$(jq -r '"\(.mode) \(.online_memblocks)/\(.total_memblocks) \(.movable)"' <<<"$daxjson")" \
 	"system-ram $nd/$nd true"
 is "daxctl list -M: target node 1 (the fixed memory window's)" "$(jq -r '.target_node' <<<"$daxjson")" 1
-region=$(cxl list -R -r "$R" | jq -c '.[0]')
+region=$(cxl list -R -r "$R" | jq -c '.[0]') || bail "cxl list -R -r $R failed"
 note "cxl: $region"
 ok "daxctl's mapping lies inside cxl list's range of $R" \
 	jq -e --argjson r "$region" '.mappings[0] as $m |
@@ -86,7 +91,7 @@ ok "pmemramctl release $D" pmemramctl release "$D"
 is "$D back on device_dax" "$(dev_driver "$D")" device_dax
 is "daxctl list: $D is devdax again" "$(daxctl list -d "$D" | jq -r 'if type == "array" then .[0].mode else .mode end')" devdax
 is "MemTotal is back to the baseline" "$(meminfo_kb MemTotal)" "$base_kb"
-pmemramctl reconcile >/dev/null
+must "pmemramctl reconcile" pmemramctl reconcile
 is "a reconcile leaves the held $D alone" "$(daemon_verdict "$D")" "ignored held"
 ok "pmemramctl reclaim $D" pmemramctl reclaim "$D"
 is "$D online again, Movable" "$(dev_state "$D")" "$nd online Movable"
