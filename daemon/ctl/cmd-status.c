@@ -396,9 +396,13 @@ static void print_daemon(const struct status *s)
 		}
 	/* A claim that matches nothing is most often a UUID copied from the wrong place. */
 	if (plan && json_object_object_get_ex(plan, "unmatched_claims", &unmatched))
-		for (size_t i = 0; i < json_object_array_length(unmatched); i++)
-			printf("  claim '%s' matches no device\n",
-			       json_object_get_string(json_object_array_get_idx(unmatched, i)));
+		for (size_t i = 0; i < json_object_array_length(unmatched); i++) {
+			const char *name = json_object_get_string(json_object_array_get_idx(unmatched, i));
+			const char *note = jstr(json_object_object_get(plan, "unmatched_notes"), name);
+
+			/* "CXL origin of dax4.0 unreadable: ...": what may have kept it from matching */
+			printf("  claim '%s' matches no device%s%s\n", name, note ? ": " : "", note ? note : "");
+		}
 	if (json_object_object_get_ex(d, "held", &held) && json_object_array_length(held) > 0) {
 		printf("  held after release:");
 		for (size_t i = 0; i < json_object_array_length(held); i++)

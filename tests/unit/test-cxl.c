@@ -258,6 +258,36 @@ static void test_torn_down(void **state)
 	assert_string_equal(plan->unmatched_notes[0], note);
 }
 
+/* pmemramctl plan as a user: the nvdimm region's resource is root's to read, so a CXL claim
+ * matches nothing there while pmemramd matches it; the plan says so. */
+static void test_needs_root(void **state)
+{
+	static const char text[] = "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0001\n";
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
+	struct pmemram_observed_dax d = { .dax.name = "dax4.0", .region = "region4" };
+	struct pmemram_observed o = { .block_size = 128 << 20, .n_devices = 1, .devices = &d };
+	struct pmemram_config_errors e = {};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	d.cxl = (struct pmemram_cxl_origin){ .error = -EACCES, .error_path = "/sys/bus/nd/devices/region4/resource" };
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_config_parse(c, "test.conf", text, strlen(text), &e), 0);
+	assert_int_equal(pmemram_config_verify(c, &e), 0);
+	assert_int_equal(pmemram_plan_compute(c, &o, &plan), 0);
+	assert_string_equal(plan->verdicts[0].text, "not claimed by any configuration (CXL origin of dax4.0 needs "
+						    "root to read: /sys/bus/nd/devices/region4/resource)");
+	assert_non_null(f = open_memstream(&out, &len));
+	assert_int_equal(pmemram_plan_print(plan, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(out, "Claim 'cxl' matches no device: CXL origin of dax4.0 needs root to read: "
+				    "/sys/bus/nd/devices/region4/resource.\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +299,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_cxl, setup, fake_env_teardown),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test_setup_teardown(test_torn_down, setup, fake_env_teardown),
+		cmocka_unit_test(test_needs_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

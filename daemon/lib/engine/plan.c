@@ -210,11 +210,15 @@ static bool is_cxl_claim(const struct pmemram_claim *c)
 	return c->match == PMEMRAM_MATCH_CXL_REGION || c->match == PMEMRAM_MATCH_CXL_MEMDEV;
 }
 
-/* "CXL origin of dax4.0 unreadable: PATH: ERROR": why a CXL claim may not match the device. */
+/* "CXL origin of dax4.0 unreadable: PATH: ERROR": why a CXL claim may not match the device.  The
+ * nvdimm region's range is root's to read: pmemramctl as a user cannot tie it to its CXL region. */
 static void cxl_unreadable_describe(const struct pmemram_observed_dax *d, char *buf, size_t size)
 {
-	snprintf(buf, size, "CXL origin of %s unreadable: %s: %s", d->dax.name, d->cxl.error_path,
-		 strerror(-d->cxl.error));
+	if (d->cxl.error == -EACCES)
+		snprintf(buf, size, "CXL origin of %s needs root to read: %s", d->dax.name, d->cxl.error_path);
+	else
+		snprintf(buf, size, "CXL origin of %s unreadable: %s: %s", d->dax.name, d->cxl.error_path,
+			 strerror(-d->cxl.error));
 }
 
 static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)

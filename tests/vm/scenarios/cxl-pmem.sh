@@ -10,7 +10,7 @@
 set -u
 . ./lib.sh
 
-plan 32
+plan 33
 conf=/etc/pmemram/pmemram.conf
 base_kb=$(meminfo_kb MemTotal)
 bs=$(block_size)
@@ -70,6 +70,10 @@ is "status --json: $D is on $R, memdev 0x5eed0001" "$(pmemramctl status --json |
 	jq -c --arg d "$D" '.daemon.reconcile.plan.devices[] | select(.device == $d) | .cxl')" \
 	"{\"region\":\"$R\",\"memdevs\":[\"0x5eed0001\"]}"
 ok "pmemramctl status says so" sh -c "pmemramctl status | grep -qx ' *on CXL $R, memdev 0x5eed0001'"
+# A user cannot read an nvdimm region's range: the claim that pmemramd matched does not match.
+ok "pmemramctl plan as a user: the CXL origin needs root to read" sh -c \
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups pmemramctl plan 2>&1 | grep -q \
+	\"^Claim 'cxl' matches no device: CXL origin of dax[0-9.]* needs root to read: /sys/bus/nd/devices/region[0-9]*/resource\\.\$\""
 daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end') || bail "daxctl list -M -d $D failed"
 note "daxctl: $daxjson"
 is "daxctl list -M: system-ram, all blocks online, movable" \
