@@ -36,6 +36,7 @@ struct fake {
 	bool convert_stops;	   /* convert_namespace leaves the dax device disabled, -ENXIO */
 	bool convert_ignored;	   /* convert_namespace returns 0 and changes nothing */
 	bool convert_late_error;   /* convert_namespace converts, then returns -EIO */
+	int create_error;	   /* create_namespace returns it and changes nothing */
 	char calls[16][64];
 	size_t n_calls;
 	size_t progress[16];
@@ -44,6 +45,8 @@ struct fake {
 
 #define FAKE(state) ((struct fake *)*(state))
 #define NS_UUID "6e2a3b3c-4f5d-4e6f-8a9b-0c1d2e3f4a5b"
+/* What a create = devdax claim named "made" gives its namespace. */
+#define MADE_UUID "851e5c5c-2378-8c1e-a0bf-123961976f21"
 
 _printf_(2, 3) static void record(struct fake *f, const char *format, ...)
 {
@@ -165,19 +168,20 @@ static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const
 	return f->convert_late_error ? -EIO : 0;
 }
 
-/* As the kernel after libndctl's creation: region0's seed namespace0.1 sized, named and devdax
- * through an enabled dax0.9 (unless f->convert_ignored). */
+/* As the kernel after libndctl's creation: region0's seed namespace0.1 sized, named, given the
+ * claim's UUID and devdax through an enabled dax0.9 (unless f->convert_ignored or create_error). */
 static int fake_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name)
 {
 	struct fake *f = userdata;
 
 	assert_non_null(ctx);
 	record(f, "create %s %s", region, name);
-	if (f->convert_ignored)
-		return 0;
+	if (f->convert_ignored || f->create_error)
+		return f->create_error;
+	assert_string_equal(name, "made");
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/alt_name", "%s\n", name), 0);
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/size", "1071644672\n"), 0);
-	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/uuid", NS_UUID "\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/uuid", MADE_UUID "\n"), 0);
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/mode", "dax\n"), 0);
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/holder", "dax0.9\n"), 0);
 	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/nd/devices/dax0.9/driver",
@@ -756,6 +760,33 @@ static void test_create_namespace(void **state)
 	assert_string_equal(f->calls[1], "create region0 made");
 }
 
+/* A devdax namespace named after the claim that pmemram did not create (ndctl create-namespace
+ * -n made, another UUID) is not the claim's: the op is asked, and its refusal is the result. */
+static void test_create_namespace_foreign(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CREATE_NAMESPACE, .device = "region0", .claim = "made", .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/alt_name", "made\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/size", "1071644672\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/uuid", NS_UUID "\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/mode", "dax\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.1/holder", "dax0.9\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/nd/devices/dax0.9/driver",
+					    "../../../bus/nd/drivers/nd_pmem"),
+			 0);
+	f->create_error = -EEXIST;
+	assert_int_equal(run(f, actions, 1, false, &report), -EEXIST);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EEXIST,
+		      "region0: creating a devdax namespace named 'made' failed: File exists");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 1);
+	assert_string_equal(f->calls[0], "create region0 made");
+}
+
 /* Library code logs at debug only: count the lines, fail on anything louder. */
 static size_t debug_lines;
 
@@ -1017,6 +1048,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace_no_effect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_namespace_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_rechecks_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_late_error, setup, teardown),

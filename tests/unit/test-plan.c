@@ -23,6 +23,8 @@
 #define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
 #define UUID2 "11111111-2222-3333-4444-555555555555"
 #define UUID3 "77777777-2222-3333-4444-555555555555"
+/* What a create = devdax claim named "made" gives its namespace (computed apart, in Python). */
+#define MADE_UUID "851e5c5c-2378-8c1e-a0bf-123961976f21"
 #define BOTH_ZONES ((1u << PMEMRAM_ZONE_NORMAL) | (1u << PMEMRAM_ZONE_MOVABLE))
 
 /* A system the tests can edit and the simulator can change, as the kernel would. */
@@ -205,7 +207,9 @@ static void apply(struct world *w, const struct pmemram_action *a)
 	case PMEMRAM_ACTION_CREATE_NAMESPACE:
 		/* The free space stays as it was: only the name keeps a second one from being made. */
 		assert_string_equal(a->device, "region0");
-		d = add_dax(w, "dax0.0", UUID2, PMEMRAM_DAX_DEVDAX, START, SIZE);
+		assert_string_equal(a->uuid, MADE_UUID);
+		d = add_dax(w, "dax0.0", a->uuid, PMEMRAM_DAX_DEVDAX, START, SIZE);
+		strcpy(d->namespace, "namespace0.0");
 		strcpy(d->ns_name, a->claim);
 		break;
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
@@ -925,8 +929,22 @@ static void test_create_too_small(void **state)
 		       "create = devdax: 64 MiB free, less than one 128 MiB memory block; no namespace created");
 }
 
-/* A creation cut short leaves a namespace named after the claim that is not devdax yet: it is
- * finished by converting it (by its UUID), and no other is made.  Another name is not the claim's. */
+/* The UUID a create claim gives, from its name alone; RFC 9562 version 8, variant 10. */
+static void test_create_uuid(void **state)
+{
+	char buf[PMEMRAM_UUID_STRING_MAX];
+	uint8_t u[16];
+
+	assert_string_equal(pmemram_create_uuid_string("made", buf), MADE_UUID);
+	assert_string_equal(pmemram_create_uuid_string("fast", buf), "aa2ed50f-d841-854d-912d-a902bdcd9932");
+	pmemram_create_uuid("", u);
+	assert_int_equal(u[6] >> 4, 8);
+	assert_int_equal(u[8] >> 6, 2);
+}
+
+/* A creation cut short leaves a namespace named after the claim, with the UUID it gives, that is
+ * not devdax yet: it is finished by converting it (by that UUID), and no other is made.  Another
+ * name is not the claim's. */
 static void test_create_unfinished(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -937,7 +955,7 @@ static void test_create_unfinished(void **state)
 	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
 	w.o.n_namespaces = 1;
 	w.namespaces[0] = (struct pmemram_observed_namespace){ .name = "namespace0.0",
-							       .uuid = UUID,
+							       .uuid = MADE_UUID,
 							       .region = "region0",
 							       .alt_name = "made",
 							       .mode = PMEMRAM_NS_DEVDAX,
@@ -945,17 +963,95 @@ static void test_create_unfinished(void **state)
 	p = plan(&w, CLAIM_CREATE);
 	assert_int_equal(p->n_actions, 1);
 	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
-	assert_string_equal(p->actions[0].uuid, UUID);
+	assert_string_equal(p->actions[0].uuid, MADE_UUID);
 	assert_string_equal(p->actions[0].claim, "made");
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
 		       "finish the conversion to devdax: enable its dax device (destroys its contents)");
 	p = pmemram_plan_free(p);
 
+	/* Cut short before its dax seed was attached: raw. */
+	w.namespaces[0].mode = PMEMRAM_NS_RAW;
+	p = plan(&w, CLAIM_CREATE);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
+	assert_int_equal(p->n_verdicts, 1);
+	p = pmemram_plan_free(p);
+
 	strcpy(w.namespaces[0].alt_name, "someone-else");
+	strcpy(w.namespaces[0].uuid, UUID);
 	w.namespaces[0].mode = PMEMRAM_NS_FSDAX;
 	p = plan(&w, CLAIM_CREATE);
 	assert_int_equal(p->n_actions, 1);
 	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
+	assert_string_equal(p->actions[0].uuid, MADE_UUID);
+}
+
+/* A namespace with the claim's name that pmemram did not make (ndctl create-namespace -n made), or
+ * with its UUID in another mode or place, may hold data: the region is refused, nothing converted,
+ * nothing created. */
+static void test_create_foreign(void **state)
+{
+	static const struct {
+		const char *uuid, *alt_name, *region;
+		enum pmemram_ns_mode mode;
+		const char *text;
+	} cases[] = {
+		{ UUID, "made", "region0", PMEMRAM_NS_FSDAX,
+		  "region0 holds namespace0.0 named 'made' that pmemram did not create; not creating another" },
+		{ UUID, "made", "region0", PMEMRAM_NS_RAW,
+		  "region0 holds namespace0.0 named 'made' that pmemram did not create; not creating another" },
+		{ "", "made", "region0", PMEMRAM_NS_DEVDAX,
+		  "region0 holds namespace0.0 named 'made' that pmemram did not create; not creating another" },
+		{ MADE_UUID, "made", "region0", PMEMRAM_NS_FSDAX,
+		  "region0 holds namespace0.0 named 'made' in fsdax mode, which no creation cut short leaves; not touching it" },
+		{ MADE_UUID, "made", "region0", PMEMRAM_NS_SECTOR,
+		  "region0 holds namespace0.0 named 'made' in sector mode, which no creation cut short leaves; not touching it" },
+		{ MADE_UUID, "made", "region1", PMEMRAM_NS_RAW,
+		  "namespace0.0 in region1 has UUID " MADE_UUID
+		  ", which pmemram gives the namespace of claim 'made'; not creating another" },
+	};
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		world_init(&w);
+		w.o.n_regions = 1;
+		w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+		w.o.n_namespaces = 1;
+		w.namespaces[0] = (struct pmemram_observed_namespace){
+			.name = "namespace0.0", .mode = cases[i].mode, .blockdev = "pmem0", .size = SIZE
+		};
+		strcpy(w.namespaces[0].uuid, cases[i].uuid);
+		strcpy(w.namespaces[0].alt_name, cases[i].alt_name);
+		strcpy(w.namespaces[0].region, cases[i].region);
+		p = plan(&w, CLAIM_CREATE);
+		assert_int_equal(p->n_actions, 0);
+		assert_int_equal(p->n_verdicts, 1);
+		assert_string_equal(p->verdicts[0].device, "region0");
+		expect_verdict(p, 0, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_NAME_TAKEN, cases[i].text);
+		assert_string_equal(pmemram_reason_to_string(p->verdicts[0].reason), "name-taken");
+		p = pmemram_plan_free(p);
+	}
+
+	/* An enabled devdax namespace with the name but not the UUID: its dax device is the region
+	 * claim's as any other, but it is not the one created. */
+	world_init(&w);
+	w.o.n_regions = 1;
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+	d = add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_SYSTEM_RAM, START, SIZE);
+	strcpy(d->namespace, "namespace0.0");
+	strcpy(d->ns_name, "made");
+	add_blocks(&w, FIRST, END, PMEMRAM_BLOCK_ONLINE, PMEMRAM_ZONE_MOVABLE, 2);
+	p = plan(&w, CLAIM_CREATE);
+	assert_int_equal(p->n_actions, 0);
+	assert_int_equal(p->n_verdicts, 2);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_CONVERGED, PMEMRAM_REASON_NONE, NULL);
+	expect_verdict(p, 1, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_NAME_TAKEN,
+		       "region0 holds namespace0.0 named 'made' that pmemram did not create; not creating another");
+	p = pmemram_plan_free(p);
+	strcpy(d->uuid, MADE_UUID);
+	assert_int_equal(converge(&w, CLAIM_CREATE), 0);
 }
 
 /* The action names the claimed UUID, and only that namespace is converted. */
@@ -1120,7 +1216,9 @@ int main(void)
 		cmocka_unit_test(test_namespace_convert_only_claimed),
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_create_too_small),
+		cmocka_unit_test(test_create_uuid),
 		cmocka_unit_test(test_create_unfinished),
+		cmocka_unit_test(test_create_foreign),
 		cmocka_unit_test(test_namespace_sector_and_unfinished),
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_refusals),

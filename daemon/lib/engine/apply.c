@@ -514,17 +514,19 @@ static int convert_namespace(struct run *run, const struct pmemram_action *a)
 		    streq(mode, "dax") ? ", dax device not enabled" : "");
 }
 
-/* The namespace of region ("region0") with a size and the label name name: 1 and its name in buf,
- * 0 when there is none. */
+/* The namespace of region ("region0") with a size, the label name name and the UUID a creation
+ * for it gives (pmemram_create_uuid()): 1 and its name in buf, 0 when there is none.  One with the
+ * name alone is not pmemram's. */
 static int ns_find_named(struct run *run, const char *region, const char *name, char *buf, size_t size)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
-	char prefix[48], path[PATH_MAX], alt[SYSFS_ATTR_MAX];
+	char prefix[48], path[PATH_MAX], alt[SYSFS_ATTR_MAX], uuid[SYSFS_ATTR_MAX], want[PMEMRAM_UUID_STRING_MAX];
 	uint64_t ns_size;
 	int r;
 
 	if (strncmp(region, "region", strlen("region")) != 0)
 		return -EINVAL;
+	pmemram_create_uuid_string(name, want);
 	r = path_printf(prefix, sizeof(prefix), "namespace%s.", region + strlen("region"));
 	if (r >= 0)
 		r = sysfs_dir_read(run->ctx, ND_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &dir);
@@ -535,6 +537,12 @@ static int ns_find_named(struct run *run, const char *region, const char *name, 
 		if (r >= 0)
 			r = sysfs_read_string(run->ctx, path, alt, sizeof(alt));
 		if (sysfs_absent(run->ctx, r) || (r >= 0 && !streq(alt, name)))
+			continue;
+		if (r >= 0)
+			r = path_printf(path, sizeof(path), ND_DIR "/%s/uuid", dir.names[i]);
+		if (r >= 0)
+			r = sysfs_read_string(run->ctx, path, uuid, sizeof(uuid));
+		if (sysfs_absent(run->ctx, r) || (r >= 0 && strcasecmp(uuid, want) != 0))
 			continue;
 		if (r >= 0)
 			r = path_printf(path, sizeof(path), ND_DIR "/%s/size", dir.names[i]);
@@ -562,7 +570,8 @@ static int created_read(struct run *run, const struct pmemram_action *a, char *n
 }
 
 /* One devdax namespace named after the claim over the region's free space, once: a namespace by
- * that name, whatever its state, is the claim's (its conversion finishes it). */
+ * that name with the UUID the claim gives, whatever its state, is the claim's (the op finishes
+ * it); one with the name alone is not, and the op refuses to touch it. */
 static int create_namespace(struct run *run, const struct pmemram_action *a)
 {
 	char ns[32] = "";

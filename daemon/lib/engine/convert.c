@@ -29,7 +29,7 @@ static void uuid_format(const unsigned char *u, char *buf, size_t size)
 		       u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* A random (version 4) UUID, for a dax device's info block or a created namespace's label. */
+/* A random (version 4) UUID, for a dax device's info block. */
 static int uuid_random(unsigned char *u)
 {
 	if (getrandom(u, 16, 0) != 16)
@@ -137,15 +137,32 @@ static int convert(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct 
 	return devdax_finish(ctx, api, region, ndns, name);
 }
 
-/* A namespace of the region named name with a size (a creation under way or done), or NULL. */
-static struct ndctl_namespace *namespace_named(const struct ndctl_api *api, struct ndctl_region *region,
-					       const char *name)
+/* The region's namespace with a size that create() made for name (1): named after it, with the
+ * UUID want, and no fsdax or sector device (a creation cut short leaves it raw or devdax).  Else 0
+ * and one with the name or the UUID that is not that one, which may hold someone's data; -ENOENT
+ * when there is neither. */
+static int namespace_created(const struct ndctl_api *api, struct ndctl_region *region, const char *name,
+			     const uint8_t *want, struct ndctl_namespace **ret)
 {
+	unsigned char u[16];
+
+	*ret = NULL;
 	for (struct ndctl_namespace *ndns = api->namespace_get_first(region); ndns;
-	     ndns = api->namespace_get_next(ndns))
-		if (api->namespace_get_size(ndns) > 0 && streq_ptr(api->namespace_get_alt_name(ndns), name))
-			return ndns;
-	return NULL;
+	     ndns = api->namespace_get_next(ndns)) {
+		bool named = streq_ptr(api->namespace_get_alt_name(ndns), name), same;
+
+		if (api->namespace_get_size(ndns) == 0)
+			continue;
+		api->namespace_get_uuid(ndns, u);
+		same = memcmp(u, want, sizeof(u)) == 0;
+		if (named && same && !api->namespace_get_pfn(ndns) && !api->namespace_get_btt(ndns)) {
+			*ret = ndns;
+			return 1;
+		}
+		if ((named || same) && !*ret)
+			*ret = ndns;
+	}
+	return *ret ? 0 : -ENOENT;
 }
 
 /* The region's largest free extent, aligned down as the kernel wants a namespace's size. */
@@ -168,6 +185,7 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 	struct ndctl_namespace *ndns;
 	unsigned long long size;
 	unsigned char u[16];
+	uint8_t want[16];
 	int r;
 
 	for (struct ndctl_bus *bus = api->bus_get_first(nctx); bus && !region; bus = api->bus_get_next(bus))
@@ -176,9 +194,14 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 				break;
 	if (!region)
 		return log_debug_errno(ctx, -ENODEV, "%s: libndctl does not list it", region_name);
-	ndns = namespace_named(api, region, name);
-	if (ndns)
+	pmemram_create_uuid(name, want);
+	r = namespace_created(api, region, name, want, &ndns);
+	if (r > 0)
 		return devdax_finish(ctx, api, region, ndns, api->namespace_get_devname(ndns));
+	if (r == 0)
+		return log_debug_errno(ctx, -EEXIST,
+				       "%s: %s has the name '%s' or its UUID, but pmemram did not create it",
+				       region_name, api->namespace_get_devname(ndns), name);
 
 	size = create_size(api, region);
 	if (size < PMEMRAM_CREATE_MIN)
@@ -187,10 +210,10 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 	ndns = api->region_get_namespace_seed(region);
 	if (!ndns)
 		return log_debug_errno(ctx, -ENXIO, "%s: no namespace seed", region_name);
-	/* Cut short here, the seed keeps no size and is not this claim's yet: all is set again. */
-	r = uuid_random(u);
-	if (r >= 0)
-		r = api->namespace_set_uuid(ndns, u);
+	/* Cut short here, the seed keeps no size and is not this claim's yet: all is set again, but
+	 * the kernel refuses a UUID any namespace has, the seed itself included. */
+	api->namespace_get_uuid(ndns, u);
+	r = memcmp(u, want, sizeof(u)) == 0 ? 0 : api->namespace_set_uuid(ndns, want);
 	if (r >= 0)
 		r = api->namespace_set_alt_name(ndns, name);
 	if (r >= 0)

@@ -138,10 +138,9 @@ static struct json_object *action_to_json(const struct pmemram_action *a)
 
 	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE && a->type != PMEMRAM_ACTION_CREATE_NAMESPACE)
 		ok = json_add(o, "node", json_object_new_int(a->node));
-	if (ok && a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE)
-		ok = json_add(o, "uuid", json_object_new_string(a->uuid));
 	if (ok && (a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE || a->type == PMEMRAM_ACTION_CREATE_NAMESPACE))
-		ok = json_add(o, "destroys_data", json_object_new_boolean(true));
+		ok = json_add(o, "uuid", json_object_new_string(a->uuid)) &&
+		     json_add(o, "destroys_data", json_object_new_boolean(true));
 	if (ok && (a->type == PMEMRAM_ACTION_OFFLINE_BLOCK || a->type == PMEMRAM_ACTION_ONLINE_BLOCK))
 		ok = json_add(o, "block", json_object_new_uint64(a->block)) &&
 		     json_add(o, "zone", json_object_new_string(pmemram_config_online_to_string(a->zone)));

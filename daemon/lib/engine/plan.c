@@ -48,6 +48,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_HELD] = "held",
 	[PMEMRAM_REASON_APPLY_FAILED] = "apply-failed",
 	[PMEMRAM_REASON_USERS_UNKNOWN] = "users-unknown",
+	[PMEMRAM_REASON_NAME_TAKEN] = "name-taken",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -98,6 +99,39 @@ int pmemram_block_range(uint64_t start, uint64_t size, uint64_t block_size, unsi
 	*ret_first = (unsigned long)first;
 	*ret_end = (unsigned long)end;
 	return 0;
+}
+
+static uint64_t fnv1a64(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+void pmemram_create_uuid(const char *claim, uint8_t ret[16])
+{
+	const uint64_t basis[2] = { UINT64_C(0xcbf29ce484222325), UINT64_C(0x84222325cbf29ce4) };
+
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t h = fnv1a64(fnv1a64(basis[i], "pmemram-create:"), claim);
+
+		for (size_t j = 0; j < 8; j++)
+			ret[8 * i + j] = (uint8_t)(h >> (56 - 8 * j));
+	}
+	ret[6] = (uint8_t)((ret[6] & 0x0f) | 0x80); /* version 8 */
+	ret[8] = (uint8_t)((ret[8] & 0x3f) | 0x80); /* variant 10 */
+}
+
+char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX])
+{
+	uint8_t u[16];
+
+	pmemram_create_uuid(claim, u);
+	snprintf(buf, PMEMRAM_UUID_STRING_MAX, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	return buf;
 }
 
 /* ---- building the plan ------------------------------------------------------------ */
@@ -606,10 +640,43 @@ static bool creates_in(const struct pmemram_claim *c, const char *region)
 	return c->create && c->match == PMEMRAM_MATCH_REGION && streq(c->match_value, region);
 }
 
-/* Whether a create = devdax claim made the namespace: in its region, named after it. */
-static bool created_by(const struct pmemram_claim *c, const char *region, const char *name)
+/* A namespace (name, in region ns_region, with label name alt_name, uuid and mode) judged for a
+ * create = devdax claim of region: 1 when it is the one the claim created (named after it, with
+ * the UUID it gives, raw or devdax as a creation cut short leaves it), 0 when it has neither the
+ * claim's name nor its UUID, -EEXIST with why in text when it has one without being that: then it
+ * may hold someone's data, and nothing is done. */
+static int created_judge(const struct pmemram_claim *c, const char *region, const char *name, const char *ns_region,
+			 const char *alt_name, const char *uuid, enum pmemram_ns_mode mode, char *text, size_t size)
 {
-	return creates_in(c, region) && streq(c->name, name);
+	char want[PMEMRAM_UUID_STRING_MAX];
+	bool named = streq(ns_region, region) && streq(alt_name, c->name);
+	bool same = streq(uuid, pmemram_create_uuid_string(c->name, want));
+
+	if (!named && !same)
+		return 0;
+	if (!same)
+		snprintf(text, size, "%s holds %s named '%s' that pmemram did not create; not creating another", region,
+			 name, c->name);
+	else if (!named)
+		snprintf(text, size,
+			 "%s in %s has UUID %s, which pmemram gives the namespace of claim '%s'; not creating another",
+			 name, ns_region, want, c->name);
+	else if (mode != PMEMRAM_NS_RAW && mode != PMEMRAM_NS_DEVDAX)
+		snprintf(text, size,
+			 "%s holds %s named '%s' in %s mode, which no creation cut short leaves; not touching it",
+			 region, name, c->name, pmemram_ns_mode_to_string(mode));
+	else
+		return 1;
+	return -EEXIST;
+}
+
+/* Whether a create = devdax claim made the namespace and left it unfinished. */
+static bool created_by(const struct pmemram_claim *c, const struct pmemram_observed_namespace *ns)
+{
+	char text[PMEMRAM_PLAN_TEXT_MAX];
+
+	return creates_in(c, ns->region) && created_judge(c, ns->region, ns->name, ns->region, ns->alt_name, ns->uuid,
+							  ns->mode, text, sizeof(text)) > 0;
 }
 
 /* Namespaces are claimed by UUID, or by the create = devdax claim that made them (a creation cut
@@ -628,8 +695,8 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		if (c->claims[i].match == PMEMRAM_MATCH_UUID && ns->uuid[0] &&
 		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
 			claim = &c->claims[i];
-	for (size_t i = 0; i < c->n_claims && !claim && ns->uuid[0]; i++)
-		if (created_by(&c->claims[i], ns->region, ns->alt_name))
+	for (size_t i = 0; i < c->n_claims && !claim; i++)
+		if (created_by(&c->claims[i], ns))
 			claim = &c->claims[i];
 	if (!claim)
 		return 0;
@@ -645,35 +712,61 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 	return r;
 }
 
-/* Whether the region holds a namespace the claim created: a dax device or a namespace named after it. */
-static bool region_has_created(const struct pmemram_observed *o, const struct pmemram_claim *claim, const char *region)
+/* Whether the region holds the namespace the claim created, as a dax device or a namespace not
+ * devdax yet (1), or none (0); -EEXIST with why in text when a namespace has the claim's name or
+ * UUID but is not that one (created_judge()). */
+static int region_created(const struct pmemram_observed *o, const struct pmemram_claim *claim, const char *region,
+			  char *text, size_t size)
 {
-	for (size_t i = 0; i < o->n_devices; i++)
-		if (streq(o->devices[i].region, region) && streq(o->devices[i].ns_name, claim->name))
-			return true;
-	for (size_t i = 0; i < o->n_namespaces; i++)
-		if (streq(o->namespaces[i].region, region) && streq(o->namespaces[i].alt_name, claim->name))
-			return true;
-	return false;
+	bool found = false;
+	int r;
+
+	for (size_t i = 0; i < o->n_devices; i++) {
+		const struct pmemram_observed_dax *d = &o->devices[i];
+
+		r = created_judge(claim, region, d->namespace, d->region, d->ns_name, d->uuid, PMEMRAM_NS_DEVDAX, text,
+				  size);
+		if (r < 0)
+			return r;
+		found = found || r > 0;
+	}
+	for (size_t i = 0; i < o->n_namespaces; i++) {
+		const struct pmemram_observed_namespace *ns = &o->namespaces[i];
+
+		r = created_judge(claim, region, ns->name, ns->region, ns->alt_name, ns->uuid, ns->mode, text, size);
+		if (r < 0)
+			return r;
+		found = found || r > 0;
+	}
+	return found;
 }
 
-/* create = devdax: one namespace named after the claim over the region's largest free extent,
- * unless the region holds it already (whatever its state: plan_namespace() finishes it). */
+/* create = devdax: one namespace named after the claim, with the UUID it gives, over the region's
+ * largest free extent, unless the region holds it already (whatever its state: plan_namespace()
+ * finishes it); refused while a namespace has the claim's name or UUID without being that one. */
 static int plan_region(struct builder *b, const struct pmemram_observed_region *r)
 {
 	const struct pmemram_config *c = b->config;
 	const struct pmemram_claim *claim = NULL;
 	struct pmemram_device_verdict *v;
-	char size[32], bs[32];
+	char size[32], bs[32], text[PMEMRAM_PLAN_TEXT_MAX];
+	int k;
 
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
 		if (creates_in(&c->claims[i], r->name))
 			claim = &c->claims[i];
-	if (!claim || region_has_created(b->observed, claim, r->name))
+	if (!claim)
+		return 0;
+	k = region_created(b->observed, claim, r->name, text, sizeof(text));
+	if (k > 0)
 		return 0;
 
 	v = add_verdict(b, r->name, claim);
 	v->matched_by = "region";
+	if (k < 0) {
+		set_verdict(v, PMEMRAM_REASON_NAME_TAKEN, "%s", text);
+		return 0;
+	}
 	pmemram_format_size(r->available, size, sizeof(size));
 	if (r->available < b->observed->block_size || r->available < PMEMRAM_CREATE_MIN) {
 		set_verdict(v, PMEMRAM_REASON_TOO_SMALL,
@@ -683,7 +776,10 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	}
 	set_verdict(v, PMEMRAM_REASON_NONE, "create a devdax namespace '%s' over the region's %s of free space",
 		    claim->name, size);
-	return add_action(b, PMEMRAM_ACTION_CREATE_NAMESPACE, v, -1, 0, claim->zone);
+	k = add_action(b, PMEMRAM_ACTION_CREATE_NAMESPACE, v, -1, 0, claim->zone);
+	if (k >= 0)
+		pmemram_create_uuid_string(claim->name, b->plan->actions[b->plan->n_actions - 1].uuid);
+	return k;
 }
 
 struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)

@@ -14,6 +14,14 @@
 /* The smallest namespace the kernel makes with an info block (nd_namespace_store()). */
 #define PMEMRAM_CREATE_MIN (16ULL << 20)
 
+/* The UUID a create = devdax claim gives the namespace it makes, from the claim's name alone: what
+ * proves a namespace with that name pmemram's.  An RFC 9562 version-8 UUID whose halves are 64-bit
+ * FNV-1a hashes of "pmemram-create:" and the name, from FNV's offset basis and from that basis with
+ * its halves swapped. */
+void pmemram_create_uuid(const char *claim, uint8_t ret[16]);
+/* The same, lower case as sysfs shows it; returns buf. */
+char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
+
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
 /* A dax device with what its namespace (nd bus) and /proc add to the sysfs view. */
@@ -115,7 +123,8 @@ struct pmemram_action {
 	enum pmemram_action_type type;
 	char device[32]; /* dax device, the namespace for CONVERT_NAMESPACE, the region for CREATE_NAMESPACE */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
-	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have */
+	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have;
+					     * CREATE_NAMESPACE: the one it gets (pmemram_create_uuid()) */
 	int node;		/* target node, -1 for CONVERT_NAMESPACE */
 	unsigned long block;	/* memoryN, for *_BLOCK */
 	enum pmemram_zone zone; /* ONLINE_BLOCK: MOVABLE or NORMAL */
@@ -151,6 +160,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_HELD,		    /* given back with release: left alone until reclaimed */
 	PMEMRAM_REASON_APPLY_FAILED,	    /* an action failed: the text says which and why */
 	PMEMRAM_REASON_USERS_UNKNOWN,	    /* processes the users scan could not read: no conversion */
+	PMEMRAM_REASON_NAME_TAKEN,	    /* create = devdax: a namespace not pmemram's has the claim's name */
 	_PMEMRAM_REASON_MAX,
 };
 

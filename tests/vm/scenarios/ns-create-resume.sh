@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# create = devdax cut short: a namespace already sized and named after the
-# claim but not devdax yet (what a pmemramd killed between sizing the seed and
-# enabling its dax device leaves; made here by hand with ndctl while pmemramd
-# is stopped) is finished when pmemramd starts, keeping its UUID, and no other
-# namespace is made although the region has free space.
+# create = devdax and namespaces already named after the claim.  One that
+# pmemram did not make (an fsdax namespace named 'made' with another UUID,
+# holding a file) is never taken: the region is refused name-taken and the
+# file survives, checksum unchanged.  One sized, named after the claim and
+# given the UUID pmemram derives from its name, but not devdax yet (what a
+# pmemramd killed between sizing the seed and enabling its dax device leaves;
+# made here by hand with ndctl while pmemramd is stopped) is finished when
+# pmemramd starts, keeping its UUID, and no other namespace is made although
+# the region has free space.
 set -u
 . ./lib.sh
 
-plan 8
+plan 14
 conf=/etc/pmemram/pmemram.conf
 nd=/sys/bus/nd/devices
-ux=$(new_uuid) um=$(new_uuid)
+ux=$(new_uuid) uf=$(new_uuid)
 
 dax_of() { ls "$nd/$(cat "$nd/$1/holder")" 2>/dev/null | grep -E '^dax[0-9]+\.[0-9]+$' | head -n 1; }
 online() {
@@ -21,19 +25,57 @@ online() {
 	[ -n "$d" ] && [ "$(dev_state "$d")" = "$(dev_blocks "$d" | grep -c .) online Movable" ]
 }
 sized_namespaces() { grep -lv '^0$' "$nd"/namespace*/size | grep -c .; }
+# region_verdict: region0's "verdict reason: text" in pmemramctl plan --json.
+region_verdict() {
+	pmemramctl plan --json | jq -r '.devices[] | select(.device == "region0") | "\(.verdict) \(.reason): \(.text)"'
+}
+# file_sum: the checksum of the file on the foreign namespace, mounted for the read only.
+file_sum() {
+	mount "/dev/$F" /mnt/f && sha256sum </mnt/f/data
+	umount /mnt/f
+}
 
 must "initialise the label area" init_labels
 must "stop pmemramd" systemctl stop pmemramd.service
+printf '[claim "made"]\nmatch = region:region0\ncreate = devdax\n' >"$conf"
+# The UUID pmemram gives the claim's namespace, from the plan of an empty region.
+um=$(pmemramctl plan --json | jq -r '.actions[] | select(.action == "create-namespace") | .uuid')
+[[ $um =~ ^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] ||
+	bail "pmemramctl plan --json gives no version-8 UUID for the creation: '$um'"
 X=$(mkns nsX fsdax 256M "$ux") || bail "cannot create namespace X"
 nsX=$(jq -r .dev "$PMEMRAM_OUT/ns-nsX.json")
-must "create a raw namespace named 'made'" \
+
+# (a) Someone's fsdax namespace named 'made', with a file on it, not mounted.
+must "create an fsdax namespace named 'made' with another UUID" \
+	sh -c "ndctl create-namespace -r region0 -m fsdax -s 256M -a 2M -n made -u $uf >$PMEMRAM_OUT/ns-foreign.json"
+nsF=$(jq -r .dev "$PMEMRAM_OUT/ns-foreign.json")
+F=$(jq -r .blockdev "$PMEMRAM_OUT/ns-foreign.json")
+must "make an ext4 file system on /dev/$F" mkfs.ext4 -q -F "/dev/$F"
+mkdir -p /mnt/f
+must "mount /dev/$F" mount "/dev/$F" /mnt/f
+must "write a file" sh -c 'head -c 16M /dev/urandom >/mnt/f/data && sync'
+sum=$(sha256sum </mnt/f/data)
+must "unmount /dev/$F" umount /mnt/f
+count=$(sized_namespaces)
+note "X=$nsX (unclaimed) foreign=$nsF ($F); pmemram's UUID for 'made': $um; $count namespaces"
+is "pmemramctl plan refuses region0 for $nsF" "$(region_verdict)" \
+	"refused name-taken: region0 holds $nsF named 'made' that pmemram did not create; not creating another"
+must "start pmemramd" systemctl start pmemramd.service
+must "reconcile" pmemramctl reconcile
+is "daemon: region0 refused name-taken" "$(daemon_verdict region0)" "refused name-taken"
+is "$nsF is left fsdax with its UUID" "$(cat "$nd/$nsF/mode") $(cat "$nd/$nsF/uuid")" "memory $uf"
+is "no namespace was added" "$(sized_namespaces)" "$count"
+is "the file on $nsF is unchanged" "$(file_sum)" "$sum"
+
+# (b) pmemram's own creation cut short, beside it.
+must "stop pmemramd" systemctl stop pmemramd.service
+must "create a raw namespace named 'made' with pmemram's UUID" \
 	sh -c "ndctl create-namespace -r region0 -m raw -s 256M -n made -u $um >$PMEMRAM_OUT/ns-made.json"
 ns=$(jq -r .dev "$PMEMRAM_OUT/ns-made.json")
 must "disable $ns, as a creation cut short leaves it" ndctl disable-namespace "$ns"
 free=$(cat "$nd/region0/max_available_extent")
 count=$(sized_namespaces)
-note "X=$nsX (unclaimed) made=$ns; $count namespaces, largest free extent $((free >> 20)) MiB"
-printf '[claim "made"]\nmatch = region:region0\ncreate = devdax\n' >"$conf"
+note "made=$ns; $count namespaces, largest free extent $((free >> 20)) MiB"
 is "pmemramctl plan finishes $ns instead of creating one" \
 	"$(pmemramctl plan --json | jq -r '[.actions[] | "\(.action) \(.device)"] | join(",")')" \
 	"convert-namespace $ns"
@@ -42,9 +84,10 @@ ok "$ns becomes devdax, online as Movable" wait_for 60 "online $ns"
 is "$ns keeps its UUID" "$(cat "$nd/$ns/uuid")" "$um"
 is "no namespace was added" "$(sized_namespaces)" "$count"
 is "the free extent is untouched" "$(cat "$nd/region0/max_available_extent")" "$free"
-pmemramctl reconcile >&2
+must "reconcile" pmemramctl reconcile
 is "a further reconcile has nothing to do" "$(pmemramctl plan --json | jq '.actions | length')" 0
 is "the unclaimed $nsX is left fsdax" "$(cat "$nd/$nsX/mode") $(cat "$nd/$nsX/uuid")" "memory $ux"
+is "$nsF is still fsdax, its file unchanged" "$(cat "$nd/$nsF/mode") $(file_sum)" "memory $sum"
 ok "the journal records the conversion of $ns" \
 	sh -c "journalctl -b -u pmemramd MESSAGE_ID=67eedf6a865f44a2b416f5d2b304988b PMEMRAM_DEVICE=$ns | grep -q 'converted to devdax'"
 
