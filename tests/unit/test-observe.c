@@ -109,7 +109,8 @@ static void test_namespaces_devdax_disabled(void **state)
 	assert_int_equal(pmemram_namespace_holder_disabled(ENV(state)->ctx, "namespace3.0"), 0);
 }
 
-/* Regions' largest free extent (available_size without max_available_extent), namespaces' names. */
+/* What create = devdax needs of regions: the largest free extent (never available_size, the sum of
+ * the free extents), the alignment (hex) and the interleave ways; namespaces' names. */
 static void test_regions_and_names(void **state)
 {
 	_cleanup_(freep) struct pmemram_observed_region *regions = NULL;
@@ -121,15 +122,24 @@ static void test_regions_and_names(void **state)
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region1/max_available_extent", "%d\n",
 					  256 << 20),
 			 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region1/align", "0x1000000\n"), 0);
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region1/mappings", "2\n"), 0);
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/region2/available_size", "%d\n", 64 << 20),
 			 0);
 	assert_int_equal(pmemram_regions_read(ENV(state)->ctx, &regions, &n), 0);
 	assert_int_equal(n, 4);
 	assert_string_equal(regions[0].name, "region0");
+	assert_true(regions[0].has_extent);
 	assert_int_equal(regions[0].available, 0);
+	assert_true(regions[1].has_extent);
 	assert_int_equal(regions[1].available, 256 * MiB);
-	assert_int_equal(regions[2].available, 64 * MiB);
-	assert_int_equal(regions[3].available, 0); /* neither attribute */
+	assert_int_equal(regions[1].align, 16 * MiB);
+	assert_int_equal(regions[1].ways, 2);
+	assert_false(regions[2].has_extent); /* available_size alone */
+	assert_int_equal(regions[2].available, 0);
+	assert_int_equal(regions[2].align, 0);
+	assert_int_equal(regions[2].ways, 0);
+	assert_false(regions[3].has_extent); /* neither attribute */
 
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace1.0/alt_name", "made\n"), 0);
 	assert_int_equal(fake_sysfs_write(ENV(state)->root, "bus/nd/devices/namespace3.0/alt_name", "raw-one\n"), 0);

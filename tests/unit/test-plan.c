@@ -92,6 +92,20 @@ static void world_init(struct world *w)
 	add_blocks(w, 0, 8, PMEMRAM_BLOCK_ONLINE, PMEMRAM_ZONE_NORMAL, 0);
 }
 
+/* A pmem region of one NVDIMM with the kernel's default 16 MiB alignment. */
+static struct pmemram_observed_region *add_region(struct world *w, const char *name, uint64_t available)
+{
+	struct pmemram_observed_region *r;
+
+	assert_true(w->o.n_regions < ELEMENTSOF(w->regions));
+	r = &w->regions[w->o.n_regions++];
+	*r = (struct pmemram_observed_region){
+		.has_extent = true, .available = available, .align = 16 * MiB, .ways = 1
+	};
+	strcpy(r->name, name);
+	return r;
+}
+
 static struct pmemram_observed_dax *add_dax(struct world *w, const char *name, const char *uuid,
 					    enum pmemram_dax_mode mode, uint64_t start, uint64_t size)
 {
@@ -890,9 +904,8 @@ static void test_create(void **state)
 	struct world w;
 
 	world_init(&w);
-	w.o.n_regions = 2;
-	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 1022 * MiB };
-	w.regions[1] = (struct pmemram_observed_region){ .name = "region1", .available = 1022 * MiB };
+	add_region(&w, "region0", 1022 * MiB);
+	add_region(&w, "region1", 1022 * MiB);
 	p = plan(&w, CLAIM_CREATE);
 	assert_int_equal(p->n_actions, 1);
 	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
@@ -900,7 +913,7 @@ static void test_create(void **state)
 	assert_int_equal(p->n_verdicts, 1);
 	assert_string_equal(p->verdicts[0].device, "region0");
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
-		       "create a devdax namespace 'made' over the region's 1022 MiB of free space");
+		       "create a devdax namespace 'made' of 1008 MiB over the region's 1022 MiB of free space");
 	p = pmemram_plan_free(p);
 
 	/* create, then disable device_dax, bind kmem and online its 7 blocks */
@@ -910,23 +923,69 @@ static void test_create(void **state)
 
 	/* Without create, a region claim makes nothing. */
 	world_init(&w);
-	w.o.n_regions = 1;
-	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 1022 * MiB };
+	add_region(&w, "region0", 1022 * MiB);
 	p = plan(&w, "[claim \"r\"]\nmatch = region:region0\n");
 	assert_int_equal(p->n_actions, 0);
 	assert_int_equal(p->n_verdicts, 0);
 }
 
-/* Too little free space: refused, nothing made. */
+/* Too little free space for two memory blocks once aligned, or the largest free extent unknown:
+ * refused, nothing made. */
 static void test_create_too_small(void **state)
 {
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
 	struct world w;
 
 	world_init(&w);
-	w.o.n_regions = 1;
-	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 64 * MiB };
+	add_region(&w, "region0", 64 * MiB);
 	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
-		       "create = devdax: 64 MiB free, less than one 128 MiB memory block; no namespace created");
+		       "create = devdax: 64 MiB free (64 MiB aligned), less than two 128 MiB memory blocks; no "
+		       "namespace created");
+	/* More than one block: but its memory map and info block in it, a devdax device that size may
+	 * hold no whole block aligned in physical memory. */
+	w.regions[0].available = 255 * MiB;
+	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
+		       "create = devdax: 255 MiB free (240 MiB aligned), less than two 128 MiB memory blocks; no "
+		       "namespace created");
+	w.regions[0].available = 270 * MiB;
+	p = plan(&w, CLAIM_CREATE);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "create a devdax namespace 'made' of 256 MiB over the region's 270 MiB of free space");
+
+	/* Without max_available_extent, the total free space may lie in pieces too small. */
+	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .align = 16 * MiB, .ways = 1 };
+	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_EXTENT_UNKNOWN,
+		       "create = devdax: the kernel does not tell region0's largest free extent "
+		       "(max_available_extent, Linux 4.19 and later); no namespace created");
+}
+
+/* The rule the planner and the libndctl op share. */
+static void test_create_size(void **state)
+{
+	struct pmemram_observed_region r = { .has_extent = true, .available = 1022 * MiB };
+	uint64_t size = 0;
+
+	/* Neither alignment known: 2 MiB per interleave way. */
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 1022 * MiB);
+	r.ways = 2;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 1020 * MiB);
+	r.align = 16 * MiB;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 1008 * MiB);
+	r.available = 2 * BLOCK + 15 * MiB;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 2 * BLOCK);
+	r.available = 2 * BLOCK - 1;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), -ENOSPC);
+	assert_int_equal(size, 2 * BLOCK - 16 * MiB);
+	/* Small blocks: still the smallest namespace the kernel makes. */
+	r = (struct pmemram_observed_region){ .has_extent = true, .available = 15 * MiB };
+	assert_int_equal(pmemram_create_size(&r, 2 * MiB, &size), -ENOSPC);
+	r.has_extent = false;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), -EOPNOTSUPP);
 }
 
 /* The UUID a create claim gives, from its name alone; RFC 9562 version 8, variant 10. */
@@ -951,8 +1010,7 @@ static void test_create_unfinished(void **state)
 	struct world w;
 
 	world_init(&w);
-	w.o.n_regions = 1;
-	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+	add_region(&w, "region0", 512 * MiB);
 	w.o.n_namespaces = 1;
 	w.namespaces[0] = (struct pmemram_observed_namespace){ .name = "namespace0.0",
 							       .uuid = MADE_UUID,
@@ -1016,8 +1074,7 @@ static void test_create_foreign(void **state)
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		world_init(&w);
-		w.o.n_regions = 1;
-		w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+		add_region(&w, "region0", 512 * MiB);
 		w.o.n_namespaces = 1;
 		w.namespaces[0] = (struct pmemram_observed_namespace){
 			.name = "namespace0.0", .mode = cases[i].mode, .blockdev = "pmem0", .size = SIZE
@@ -1037,8 +1094,7 @@ static void test_create_foreign(void **state)
 	/* An enabled devdax namespace with the name but not the UUID: its dax device is the region
 	 * claim's as any other, but it is not the one created. */
 	world_init(&w);
-	w.o.n_regions = 1;
-	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .available = 512 * MiB };
+	add_region(&w, "region0", 512 * MiB);
 	d = add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_SYSTEM_RAM, START, SIZE);
 	strcpy(d->namespace, "namespace0.0");
 	strcpy(d->ns_name, "made");
@@ -1216,6 +1272,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_convert_only_claimed),
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_create_too_small),
+		cmocka_unit_test(test_create_size),
 		cmocka_unit_test(test_create_uuid),
 		cmocka_unit_test(test_create_unfinished),
 		cmocka_unit_test(test_create_foreign),

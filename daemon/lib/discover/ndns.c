@@ -317,29 +317,39 @@ int pmemram_namespaces_read(struct pmemram_ctx *ctx, struct pmemram_observed_nam
 	return 0;
 }
 
-/* One region's largest free extent; 0 when it is not a pmem region with labels (no available_size). */
+/* What create = devdax needs of one region: its largest free extent, alignment and interleave
+ * ways; each unknown when the kernel lacks its attribute (as a region that is not pmem does). */
 static int read_region(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_region *ret)
 {
-	char path[96];
+	char dir[64], path[96];
+	uint64_t ways = 0;
 	int r;
 
 	if (strlen(name) >= sizeof(ret->name))
 		return log_debug_errno(ctx, -EINVAL, "unexpected region name %s", name);
+	*ret = (struct pmemram_observed_region){};
 	strcpy(ret->name, name);
+	r = path_printf(dir, sizeof(dir), ND_DIR "/%s", name);
+	if (r < 0)
+		return r;
 	/* max_available_extent (4.19+): a namespace takes one contiguous extent. */
-	r = path_printf(path, sizeof(path), ND_DIR "/%s/max_available_extent", name);
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "max_available_extent"), &ret->available);
 	if (r >= 0)
-		r = sysfs_read_u64(ctx, path, &ret->available);
-	if (!sysfs_absent(ctx, r))
-		return r < 0 ? r : 0;
-	r = path_printf(path, sizeof(path), ND_DIR "/%s/available_size", name);
-	if (r >= 0)
-		r = sysfs_read_u64(ctx, path, &ret->available);
-	if (sysfs_absent(ctx, r)) {
-		ret->available = 0;
-		return 0;
-	}
-	return r < 0 ? r : 0;
+		ret->has_extent = true;
+	else if (!sysfs_absent(ctx, r))
+		return r;
+	r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "align"), &ret->align);
+	if (sysfs_absent(ctx, r))
+		ret->align = 0;
+	else if (r < 0)
+		return r;
+	r = sysfs_read_u64(ctx, SYSFS_JOIN(path, dir, "mappings"), &ways);
+	if (sysfs_absent(ctx, r))
+		ways = 0;
+	else if (r < 0)
+		return r;
+	ret->ways = ways <= UINT_MAX ? (unsigned)ways : 0;
+	return 0;
 }
 
 int pmemram_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_region **ret, size_t *ret_n)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Namespaces made devdax through libndctl: a claimed one converted keeping its UUID, or one created: see pmemram-apply.h. */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/random.h>
@@ -9,7 +10,7 @@
 #include "pmemram-apply.h"
 #include "pmemram-private.h"
 
-#define DEVDAX_ALIGN (2UL << 20)
+#define DEVDAX_ALIGN PMEMRAM_DEVDAX_ALIGN
 
 _printf_(6, 0) static void ndctl_log(struct ndctl_ctx *nctx, int priority, const char *file, int line, const char *fn,
 				     const char *format, va_list args)
@@ -165,17 +166,33 @@ static int namespace_created(const struct ndctl_api *api, struct ndctl_region *r
 	return *ret ? 0 : -ENOENT;
 }
 
-/* The region's largest free extent, aligned down as the kernel wants a namespace's size. */
-static unsigned long long create_size(const struct ndctl_api *api, struct ndctl_region *region)
+/* The size of the namespace to make, by the planner's rule (pmemram_create_size()). */
+static int create_size(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_region *region,
+		       const char *region_name, uint64_t *ret)
 {
-	unsigned long long size = api->region_get_max_available_extent(region), align;
-	unsigned long region_align = api->region_get_align(region);
-	unsigned ways = api->region_get_interleave_ways(region);
+	unsigned long long extent = api->region_get_max_available_extent(region);
+	unsigned long align = api->region_get_align(region);
+	struct pmemram_observed_region r = {
+		.has_extent = extent != ULLONG_MAX,
+		.available = extent != ULLONG_MAX ? extent : 0,
+		.align = align != ULONG_MAX ? align : 0,
+		.ways = api->region_get_interleave_ways(region),
+	};
+	uint64_t block_size;
+	int k;
 
-	align = DEVDAX_ALIGN * (ways > 0 ? ways : 1);
-	if (region_align != ULONG_MAX && region_align > align)
-		align = region_align;
-	return size == ULLONG_MAX ? 0 : size / align * align;
+	k = sysfs_read_hex(ctx, "devices/system/memory/block_size_bytes", &block_size);
+	if (k < 0)
+		return log_debug_errno(ctx, k, "cannot read the memory block size: %s", strerror(-k));
+	k = pmemram_create_size(&r, block_size, ret);
+	if (k == -EOPNOTSUPP)
+		return log_debug_errno(ctx, k, "%s: the kernel does not tell its largest free extent", region_name);
+	if (k < 0)
+		return log_debug_errno(ctx, k,
+				       "%s: free extent of %llu bytes, %" PRIu64
+				       " aligned, less than two memory blocks of %" PRIu64,
+				       region_name, extent, *ret, block_size);
+	return 0;
 }
 
 static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *region_name,
@@ -183,7 +200,7 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 {
 	struct ndctl_region *region = NULL;
 	struct ndctl_namespace *ndns;
-	unsigned long long size;
+	uint64_t size;
 	unsigned char u[16];
 	uint8_t want[16];
 	int r;
@@ -203,10 +220,9 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 				       "%s: %s has the name '%s' or its UUID, but pmemram did not create it",
 				       region_name, api->namespace_get_devname(ndns), name);
 
-	size = create_size(api, region);
-	if (size < PMEMRAM_CREATE_MIN)
-		return log_debug_errno(ctx, -ENOSPC, "%s: free extent of %llu bytes, too small for a namespace",
-				       region_name, size);
+	r = create_size(ctx, api, region, region_name, &size);
+	if (r < 0)
+		return r;
 	ndns = api->region_get_namespace_seed(region);
 	if (!ndns)
 		return log_debug_errno(ctx, -ENXIO, "%s: no namespace seed", region_name);

@@ -49,6 +49,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_APPLY_FAILED] = "apply-failed",
 	[PMEMRAM_REASON_USERS_UNKNOWN] = "users-unknown",
 	[PMEMRAM_REASON_NAME_TAKEN] = "name-taken",
+	[PMEMRAM_REASON_EXTENT_UNKNOWN] = "extent-unknown",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -132,6 +133,18 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	snprintf(buf, PMEMRAM_UUID_STRING_MAX, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 	return buf;
+}
+
+int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_size, uint64_t *ret_size)
+{
+	uint64_t align = PMEMRAM_DEVDAX_ALIGN * (r->ways > 0 ? r->ways : 1);
+
+	if (!r->has_extent)
+		return -EOPNOTSUPP;
+	if (r->align > align)
+		align = r->align;
+	*ret_size = r->available / align * align;
+	return *ret_size < 2 * block_size || *ret_size < PMEMRAM_CREATE_MIN ? -ENOSPC : 0;
 }
 
 /* ---- building the plan ------------------------------------------------------------ */
@@ -749,7 +762,8 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	const struct pmemram_config *c = b->config;
 	const struct pmemram_claim *claim = NULL;
 	struct pmemram_device_verdict *v;
-	char size[32], bs[32], text[PMEMRAM_PLAN_TEXT_MAX];
+	char size[32], al[32], bs[32], text[PMEMRAM_PLAN_TEXT_MAX];
+	uint64_t aligned = 0;
 	int k;
 
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
@@ -767,15 +781,24 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 		set_verdict(v, PMEMRAM_REASON_NAME_TAKEN, "%s", text);
 		return 0;
 	}
+	k = pmemram_create_size(r, b->observed->block_size, &aligned);
+	if (k == -EOPNOTSUPP) {
+		set_verdict(v, PMEMRAM_REASON_EXTENT_UNKNOWN,
+			    "create = devdax: the kernel does not tell %s's largest free extent (max_available_extent, "
+			    "Linux 4.19 and later); no namespace created",
+			    r->name);
+		return 0;
+	}
 	pmemram_format_size(r->available, size, sizeof(size));
-	if (r->available < b->observed->block_size || r->available < PMEMRAM_CREATE_MIN) {
+	if (k < 0) {
 		set_verdict(v, PMEMRAM_REASON_TOO_SMALL,
-			    "create = devdax: %s free, less than one %s memory block; no namespace created", size,
+			    "create = devdax: %s free (%s aligned), less than two %s memory blocks; no namespace created",
+			    size, pmemram_format_size(aligned, al, sizeof(al)),
 			    pmemram_format_size(b->observed->block_size, bs, sizeof(bs)));
 		return 0;
 	}
-	set_verdict(v, PMEMRAM_REASON_NONE, "create a devdax namespace '%s' over the region's %s of free space",
-		    claim->name, size);
+	set_verdict(v, PMEMRAM_REASON_NONE, "create a devdax namespace '%s' of %s over the region's %s of free space",
+		    claim->name, pmemram_format_size(aligned, al, sizeof(al)), size);
 	k = add_action(b, PMEMRAM_ACTION_CREATE_NAMESPACE, v, -1, 0, claim->zone);
 	if (k >= 0)
 		pmemram_create_uuid_string(claim->name, b->plan->actions[b->plan->n_actions - 1].uuid);

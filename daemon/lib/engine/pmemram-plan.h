@@ -13,6 +13,8 @@
 #define PMEMRAM_PLAN_TEXT_MAX 256
 /* The smallest namespace the kernel makes with an info block (nd_namespace_store()). */
 #define PMEMRAM_CREATE_MIN (16ULL << 20)
+/* The alignment of the dax devices pmemram makes, and of a namespace it creates per interleave way. */
+#define PMEMRAM_DEVDAX_ALIGN (2ULL << 20)
 
 /* The UUID a create = devdax claim gives the namespace it makes, from the claim's name alone: what
  * proves a namespace with that name pmemram's.  An RFC 9562 version-8 UUID whose halves are 64-bit
@@ -74,8 +76,20 @@ struct pmemram_observed_namespace {
 /* An NVDIMM region's free space, for claims with create = devdax. */
 struct pmemram_observed_region {
 	char name[32];	    /* "region0" */
-	uint64_t available; /* its largest free extent (max_available_extent, else available_size) */
+	bool has_extent;    /* the kernel tells its largest free extent (max_available_extent, 4.19+) */
+	uint64_t available; /* that extent, 0 without has_extent */
+	uint64_t align;	    /* a namespace's size is a multiple of it (align, 5.9+); 0 unknown */
+	unsigned ways;	    /* its interleave ways (mappings); 0 unknown */
 };
+
+/* The size of the namespace create = devdax makes in region r, its largest free extent aligned
+ * down (to 2 MiB times its interleave ways, and to its own alignment), in *ret_size; the planner
+ * and the op judge by it alike.  -EOPNOTSUPP when the kernel does not tell the extent (a namespace
+ * takes one contiguous extent, which the total free space does not give), -ENOSPC (*ret_size set)
+ * when the size is less than two memory blocks of block_size: a devdax device keeps its memory map
+ * and info block in the namespace, and kmem onlines only whole blocks aligned in physical memory,
+ * so a smaller namespace may give none and still use up the claim's one namespace. */
+int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_size, uint64_t *ret_size);
 
 /* A udev rule that onlines hot-added memory, other than pmemram's own. */
 struct pmemram_observed_udev {
@@ -161,6 +175,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_APPLY_FAILED,	    /* an action failed: the text says which and why */
 	PMEMRAM_REASON_USERS_UNKNOWN,	    /* processes the users scan could not read: no conversion */
 	PMEMRAM_REASON_NAME_TAKEN,	    /* create = devdax: a namespace not pmemram's has the claim's name */
+	PMEMRAM_REASON_EXTENT_UNKNOWN,	    /* create = devdax: the kernel does not tell the largest free extent */
 	_PMEMRAM_REASON_MAX,
 };
 
