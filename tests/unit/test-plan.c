@@ -981,6 +981,17 @@ static void test_create_size(void **state)
 	r.available = 2 * BLOCK - 1;
 	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), -ENOSPC);
 	assert_int_equal(size, 2 * BLOCK - 16 * MiB);
+	/* Three ways: a multiple of 16 MiB and of 6 MiB, 48 MiB, not the larger of the two. */
+	r = (struct pmemram_observed_region){ .has_extent = true, .available = 1000 * MiB, .ways = 3 };
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 996 * MiB);
+	r.align = 16 * MiB;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
+	assert_int_equal(size, 960 * MiB);
+	/* An alignment past the extent: nothing fits. */
+	r.align = UINT64_C(1) << 62;
+	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), -ENOSPC);
+	assert_int_equal(size, 0);
 	/* Small blocks: still the smallest namespace the kernel makes. */
 	r = (struct pmemram_observed_region){ .has_extent = true, .available = 15 * MiB };
 	assert_int_equal(pmemram_create_size(&r, 2 * MiB, &size), -ENOSPC);

@@ -135,15 +135,29 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	return buf;
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b > 0) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_size, uint64_t *ret_size)
 {
-	uint64_t align = PMEMRAM_DEVDAX_ALIGN * (r->ways > 0 ? r->ways : 1);
+	uint64_t align = PMEMRAM_DEVDAX_ALIGN * (r->ways > 0 ? r->ways : 1), m;
 
 	if (!r->has_extent)
 		return -EOPNOTSUPP;
-	if (r->align > align)
-		align = r->align;
-	*ret_size = r->available / align * align;
+	/* A multiple of both: the larger alone is not one when the ways are not a power of two. */
+	if (r->align > 0) {
+		m = r->align / gcd64(r->align, align);
+		align = m > r->available / align ? 0 : m * align; /* more than the extent: none fits */
+	}
+	*ret_size = align > 0 ? r->available / align * align : 0;
 	return *ret_size < 2 * block_size || *ret_size < PMEMRAM_CREATE_MIN ? -ENOSPC : 0;
 }
 

@@ -66,7 +66,7 @@ int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, con
  * The default create_namespace, through libndctl, for create = devdax: a namespace of region with
  * the label name name (a claim's name) and the UUID pmemram_create_uuid() derives from it, which
  * together are how pmemram recognises it afterwards, the size pmemram_create_size() gives (the
- * region's largest free extent aligned down), then devdax as in a conversion.  A namespace of the
+ * region's largest free extent aligned down to its alignment and 2 MiB per interleave way), then devdax as in a conversion.  A namespace of the
  * region with that name, that UUID and a size, raw or devdax, is finished instead of making
  * another.  -EEXIST when a namespace of the region has the name or the UUID without being that one
  * (it may hold data: it is not touched); pmemram_create_size()'s -ENOSPC and -EOPNOTSUPP; -ENODEV

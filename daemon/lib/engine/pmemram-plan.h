@@ -83,7 +83,8 @@ struct pmemram_observed_region {
 };
 
 /* The size of the namespace create = devdax makes in region r, its largest free extent aligned
- * down (to 2 MiB times its interleave ways, and to its own alignment), in *ret_size; the planner
+ * down to the least common multiple of its alignment and 2 MiB times its interleave ways (the
+ * kernel's and devdax's), in *ret_size; the planner
  * and the op judge by it alike.  -EOPNOTSUPP when the kernel does not tell the extent (a namespace
  * takes one contiguous extent, which the total free space does not give), -ENOSPC (*ret_size set)
  * when the size is less than two memory blocks of block_size: a devdax device keeps its memory map

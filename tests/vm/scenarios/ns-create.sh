@@ -18,6 +18,15 @@ named() {
 		[ "$(cat "$f")" = "$1" ] && [ "$(cat "${f%/alt_name}/size")" != 0 ] && basename "${f%/alt_name}"
 	done
 }
+# create_align: what a created namespace's size is a multiple of: the least
+# common multiple of region0's alignment and 2 MiB times its interleave ways.
+create_align() {
+	local align step a b t
+	align=$(($(cat "$nd/region0/align"))) step=$(((2 << 20) * $(cat "$nd/region0/mappings")))
+	a=$align b=$step
+	while [ "$b" -gt 0 ]; do t=$((a % b)) a=$b b=$t; done
+	echo $((align / a * step))
+}
 dax_of() { ls "$nd/$(cat "$nd/$1/holder")" 2>/dev/null | grep -E '^dax[0-9]+\.[0-9]+$' | head -n 1; }
 online() {
 	local d
@@ -32,7 +41,8 @@ Y=$(mkns nsY fsdax 64M "$uy") || bail "cannot create namespace Y"
 nsX=$(jq -r .dev "$PMEMRAM_OUT/ns-nsX.json")
 nsY=$(jq -r .dev "$PMEMRAM_OUT/ns-nsY.json")
 free=$(cat "$nd/region0/max_available_extent")
-note "X=$nsX Y=$nsY (unclaimed); region0's largest free extent: $((free >> 20)) MiB"
+align=$(create_align)
+note "X=$nsX Y=$nsY (unclaimed); region0's largest free extent: $((free >> 20)) MiB, align $(cat "$nd/region0/align"), $(cat "$nd/region0/mappings") ways: $((align >> 20)) MiB"
 printf '[claim "made"]\nmatch = region:region0\ncreate = devdax\n' >"$conf"
 ok "pmemramctl plan shows the creation" \
 	sh -c "pmemramctl plan | grep -q \"region0: create devdax namespace 'made' over all its free space\""
@@ -42,7 +52,7 @@ ns=$(named made)
 ok "it is devdax, online as Movable" wait_for 60 "online $ns"
 dax=$(dax_of "$ns")
 note "$ns -> $dax: $(dev_state "$dax"), size $(cat "$nd/$ns/size")"
-is "it took the whole free extent (2 MiB aligned)" "$(cat "$nd/$ns/size")" "$((free / (2 << 20) * (2 << 20)))"
+is "it took the whole free extent, aligned down to $((align >> 20)) MiB" "$(cat "$nd/$ns/size")" "$((free / align * align))"
 is "daemon: $dax converged" "$(daemon_verdict "$dax")" "converged none"
 ok "the journal has the namespace-created event" \
 	sh -c "journalctl -b -u pmemramd MESSAGE_ID=e582026fcc2740e19b6da973c568d23b | grep -q \"created devdax namespace $ns named 'made'\""
