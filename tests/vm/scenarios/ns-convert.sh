@@ -42,7 +42,7 @@ must "write a file" sh -c 'head -c 16M /dev/urandom >/mnt/a/data && sync'
 sum=$(sha256sum </mnt/a/data)
 claim conv "$ua" >"$conf"
 must "start pmemramd with a convert claim on $nsA" systemctl start pmemramd.service
-pmemramctl reconcile >&2
+must "reconcile with /dev/$A mounted" pmemramctl reconcile
 is "daemon: the mounted $nsA is refused" "$(daemon_verdict "$nsA")" "refused mounted"
 ok "the refusal is in the journal with PMEMRAM_REASON=mounted" \
 	sh -c "journalctl -b -u pmemramd -o verbose PMEMRAM_DEVICE=$nsA | grep -q PMEMRAM_REASON=mounted"
@@ -56,7 +56,7 @@ is "the file's checksum is unchanged" "$(sha256sum </mnt/a/data)" "$sum"
 # database would): refused, which libndctl's exclusive open alone would miss.
 must "unmount /dev/$A" umount /mnt/a
 exec 3<"/dev/$A"
-pmemramctl reconcile >&2
+must "reconcile with /dev/$A open" pmemramctl reconcile
 is "daemon: $nsA open by this shell is refused" "$(daemon_verdict "$nsA")" "refused blockdev-busy"
 is "$nsA is still fsdax while open" "$(cat "$nd/$nsA/mode")" memory
 exec 3<&-
@@ -66,7 +66,7 @@ ok "pmemramctl plan says the conversion destroys the data" \
 	sh -c "pmemramctl plan | grep -q '$nsA: convert to devdax, DESTROYING ALL ITS DATA (uuid $ua)'"
 ok "pmemramctl plan --json marks it destroys_data" \
 	sh -c "pmemramctl plan --json | jq -e '.actions[] | select(.device == \"$nsA\") | .destroys_data'"
-pmemramctl reconcile >&2
+must "reconcile with /dev/$A closed" pmemramctl reconcile
 ok "$nsA becomes devdax and its memory online as Movable" wait_for 60 "converted $nsA"
 is "$nsA keeps its UUID" "$(cat "$nd/$nsA/uuid")" "$ua"
 daxA=$(dax_of "$nsA")
@@ -108,7 +108,7 @@ is "$nsB and $nsC keep their UUIDs" "$(cat "$nd/$nsB/uuid") $(cat "$nd/$nsC/uuid
 is "the unclaimed $nsD is left fsdax" "$(cat "$nd/$nsD/mode") $(cat "$nd/$nsD/uuid")" "memory $ud"
 ok "/dev/$D is still there" test -b "/dev/$D"
 is "$nsA's memory is untouched" "$(dev_state "$daxA")" "$(dev_blocks "$daxA" | grep -c .) online Movable"
-pmemramctl reconcile >&2
+must "reconcile again" pmemramctl reconcile
 is "a further reconcile has nothing to do" "$(pmemramctl plan --json | jq '.actions | length')" 0
 
 done_testing

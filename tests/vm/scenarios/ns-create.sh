@@ -57,11 +57,11 @@ is "daemon: $dax converged" "$(daemon_verdict "$dax")" "converged none"
 ok "the journal has the namespace-created event" \
 	sh -c "journalctl -b -u pmemramd MESSAGE_ID=e582026fcc2740e19b6da973c568d23b | grep -q \"created devdax namespace $ns named 'made'\""
 
-pmemramctl reconcile >&2
+must "reconcile again" pmemramctl reconcile
 is "a second reconcile creates nothing" "$(named made | grep -c .)" 1
 # Free space beside it: the name still stands for the claim's namespace.
 must "destroy the unclaimed $nsX" ndctl destroy-namespace -f "$nsX"
-pmemramctl reconcile >&2
+must "reconcile with $nsX gone" pmemramctl reconcile
 is "with 256 MiB free again, still one namespace named 'made'" "$(named made | grep -c .)" 1
 is "and the plan has nothing to do" "$(pmemramctl plan --json | jq '.actions | length')" 0
 must "restart pmemramd" systemctl restart pmemramd.service
