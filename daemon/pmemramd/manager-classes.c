@@ -20,11 +20,10 @@
 /* systemd's own socket: there from early boot, when the D-Bus daemon is not yet. */
 #define SYSTEMD_PRIVATE_BUS "unix:path=/run/systemd/private"
 
-/* systemctl daemon-reload: systemd re-reads the slices and applies AllowedMemoryNodes= to their
- * cgroups, running units included.  The call returns once the reload is done. */
-static int systemd_reload(struct manager *m)
+/* A connection to systemd's private bus for one call, closed by the caller with
+ * sd_bus_flush_close_unref(); *ret NULL when it cannot be made. */
+static int systemd_bus_open(sd_bus **ret)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 	sd_bus *bus = NULL;
 	int r;
 
@@ -33,6 +32,21 @@ static int systemd_reload(struct manager *m)
 		r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_BUS);
 	if (r >= 0)
 		r = sd_bus_start(bus);
+	if (r < 0)
+		bus = sd_bus_flush_close_unref(bus);
+	*ret = bus;
+	return r;
+}
+
+/* systemctl daemon-reload: systemd re-reads the slices and applies AllowedMemoryNodes= to their
+ * cgroups, running units included.  The call returns once the reload is done. */
+static int systemd_reload(struct manager *m)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus *bus = NULL;
+	int r;
+
+	r = systemd_bus_open(&bus);
 	if (r >= 0)
 		r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 				       "org.freedesktop.systemd1.Manager", "Reload", &error, NULL, NULL);
@@ -273,11 +287,7 @@ static int systemd_restart_sysctl(void)
 	sd_bus *bus = NULL;
 	int r;
 
-	r = sd_bus_new(&bus);
-	if (r >= 0)
-		r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_BUS);
-	if (r >= 0)
-		r = sd_bus_start(bus);
+	r = systemd_bus_open(&bus);
 	if (r >= 0)
 		r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 				       "org.freedesktop.systemd1.Manager", "RestartUnit", &error, NULL, "ss",
