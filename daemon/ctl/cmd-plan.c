@@ -27,7 +27,8 @@ static int print_json(const struct pmemram_plan *plan, const char *dir, bool con
 				      json_object_object_add(root, "configured", json_object_new_boolean(configured)) ==
 					      0 &&
 				      json_object_object_add(root, "unreadable_processes",
-							     json_object_new_uint64(o->n_unreadable_processes)) == 0 &&
+							     json_object_new_uint64(
+								     o->observed.n_unreadable_processes)) == 0 &&
 				      json_add(root, "daxctl_dir", json_object_new_string(ctl_daxctl_dir())) &&
 				      json_add(root, "daxctl", pmemram_daxctl_to_json(config)));
 }
@@ -106,9 +107,10 @@ int cmd_plan(const struct ctl_globals *g, int argc, char **argv)
 	r = pmemram_observe(ctx, &o);
 	if (r < 0)
 		return ctl_read_failed(ctx, "the system state", r);
-	if (o->n_unreadable_processes > 0)
-		fprintf(stderr, "%s: could not read the memory maps of %zu processes (not root?): a dax device they map looks free\n",
-			program_invocation_short_name, o->n_unreadable_processes);
+	if (o->observed.n_unreadable_processes > 0)
+		fprintf(stderr,
+			"%s: could not read the memory maps of %zu processes (not root?): a dax device they map looks free\n",
+			program_invocation_short_name, o->observed.n_unreadable_processes);
 
 	r = pmemram_plan_compute(config, &o->observed, &plan);
 	if (r < 0) {

@@ -187,7 +187,7 @@ static void test_observe(void **state)
 	assert_string_equal(v->devices[1].info_uuid, FAKE_UUID_DEVDAX_INFO);
 	assert_true(v->devices[1].mapped);
 	assert_string_equal(v->devices[1].mapped_by, FAKE_DAX_USER);
-	assert_int_equal(o->n_unreadable_processes, 0);
+	assert_int_equal(o->observed.n_unreadable_processes, 0);
 
 	assert_int_equal(v->n_namespaces, 2);
 	assert_true(v->namespaces[0].mounted);

@@ -66,6 +66,21 @@ static int observe_blocks(struct pmemram_ctx *ctx, struct pmemram_observation *o
 	return pmemram_memory_read_spans(ctx, spans ? spans : (struct pmemram_block_span[1]){}, n, &o->memory);
 }
 
+/* Every user of these devices and namespaces: processes' maps and descriptors, mounts, swap and
+ * holders. */
+static int scan_users(struct pmemram_ctx *ctx, struct pmemram_observed_dax *devices, size_t n,
+		      struct pmemram_observed_namespace *namespaces, size_t n_namespaces, size_t *ret_unreadable)
+{
+	int r;
+
+	r = pmemram_users_scan(ctx, devices, n, namespaces, n_namespaces, ret_unreadable);
+	if (r >= 0)
+		r = pmemram_mounts_scan(ctx, namespaces, n_namespaces);
+	if (r >= 0)
+		r = pmemram_blockdev_users_scan(ctx, namespaces, n_namespaces);
+	return r;
+}
+
 int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_observation *o)
 {
 	int r;
@@ -74,17 +89,10 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
 		return -EINVAL;
 	if (o->users_scanned)
 		return 0;
-	r = pmemram_users_scan(ctx, o->devices, o->observed.n_devices, o->namespaces, o->observed.n_namespaces,
-			       &o->n_unreadable_processes);
+	r = scan_users(ctx, o->devices, o->observed.n_devices, o->namespaces, o->observed.n_namespaces,
+		       &o->observed.n_unreadable_processes);
 	if (r < 0)
 		return r;
-	r = pmemram_mounts_scan(ctx, o->namespaces, o->observed.n_namespaces);
-	if (r < 0)
-		return r;
-	r = pmemram_blockdev_users_scan(ctx, o->namespaces, o->observed.n_namespaces);
-	if (r < 0)
-		return r;
-	o->observed.n_unreadable_processes = o->n_unreadable_processes;
 	o->users_scanned = true;
 	return 0;
 }
@@ -107,11 +115,7 @@ int pmemram_namespace_in_use(struct pmemram_ctx *ctx, const char *name, char *wh
 			ns = &list[i];
 	if (!ns || !ns->blockdev[0])
 		return 0;
-	r = pmemram_users_scan(ctx, NULL, 0, ns, 1, &unreadable);
-	if (r >= 0)
-		r = pmemram_mounts_scan(ctx, ns, 1);
-	if (r >= 0)
-		r = pmemram_blockdev_users_scan(ctx, ns, 1);
+	r = scan_users(ctx, NULL, 0, ns, 1, &unreadable);
 	if (r < 0)
 		return r;
 	if (ns->mounted)

@@ -163,8 +163,8 @@ struct pmemram_observation {
 	struct pmemram_observed_dax *devices;
 	struct pmemram_observed_namespace *namespaces;
 	struct pmemram_observed_region *regions;
-	size_t n_unreadable_processes; /* see pmemram_users_scan() */
-	bool users_scanned;	       /* mapped/mounted filled in (pmemram_observation_scan_users()) */
+	bool users_scanned; /* mapped/mounted and observed.n_unreadable_processes filled in
+			     * (pmemram_observation_scan_users()) */
 };
 
 int pmemram_observe(struct pmemram_ctx *ctx, struct pmemram_observation **ret);

@@ -181,7 +181,7 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 		if (r < 0)
 			return r;
 	}
-	res->n_unreadable_processes = (*obs)->n_unreadable_processes;
+	res->n_unreadable_processes = (*obs)->observed.n_unreadable_processes;
 	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
 	mark_failed(*ret, failed);
 	return 0;
