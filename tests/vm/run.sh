@@ -284,13 +284,15 @@ kargs+=($append)
 if [ "${PMEMRAM_KVM:-0}" = 1 ]; then
 	qargs+=(-accel kvm -cpu host)
 else
-	# nvdimm+spare-node's scenario turns cpusets on and off (class slices),
-	# which patches the cpuset static key in the page allocator's fast path
-	# while the other vCPU runs it.  Multi-threaded TCG once let that vCPU
-	# execute the patch's int3 after the patch was done ("int3: 0000 [#1]"
-	# in __alloc_pages at shutdown); one thread for both vCPUs keeps their
-	# view of kernel text in step.  A scenario on another topology that
-	# does the same says so with a line "# vm: tcg-single-thread".
+	# Flipping a static key patches kernel text while the other vCPU runs
+	# it.  QEMU 7.2's multi-threaded TCG can let that vCPU execute the
+	# patch's int3 after the patch is done ("int3: 0000 [#1]"): seen in
+	# __alloc_pages when class slices turn cpusets on and off, and in
+	# wp_page_copy() when the last fsdax namespace goes away
+	# (devmap_managed_key).  One thread for both vCPUs keeps their view of
+	# kernel text in step.  nvdimm+spare-node's scenario does the former;
+	# a scenario on another topology that does either says so with a line
+	# "# vm: tcg-single-thread".
 	tcg_threads=multi
 	if [ "$topology" = nvdimm+spare-node ] ||
 		grep -qx '# vm: tcg-single-thread' "$repo/tests/vm/scenarios/$scenario.sh"; then

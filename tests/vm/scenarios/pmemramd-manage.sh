@@ -6,6 +6,9 @@
 # the work (including kill -9) finishing without doing anything twice; the
 # kernel onlining blocks during the kmem bind, and auto_online_blocks put back
 # after it, even after a bind that was interrupted.
+# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
+# in put_page(): see tests/vm/run.sh.
+# vm: tcg-single-thread
 set -u
 . ./lib.sh
 
