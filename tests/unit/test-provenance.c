@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "fake-sysfs.h"
+#include "pmemram-apply.h"
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 #include "pmemram-provenance.h"
@@ -27,9 +28,21 @@
 #define ID_KMEM "uuid:" FAKE_UUID_KMEM
 #define ID_DEVDAX "uuid:" FAKE_UUID_DEVDAX
 
+/* A bind result for device, done. */
+static struct pmemram_apply_result bound(const char *device)
+{
+	struct pmemram_apply_result r = { .action.type = PMEMRAM_ACTION_BIND_KMEM, .status = PMEMRAM_APPLY_DONE };
+
+	snprintf(r.action.device, sizeof(r.action.device), "%s", device);
+	return r;
+}
+
 static void test_onlined_record(void **state)
 {
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
 	struct fake_env *env = ENV(state);
+	struct pmemram_observation none = {};
+	struct pmemram_apply_result r[3] = { bound("dax0.0"), bound("dax0.0"), bound("dax9.0") };
 	char dir[PATH_MAX], *ids[PMEMRAM_ONLINED_MAX];
 	size_t n;
 
@@ -37,42 +50,44 @@ static void test_onlined_record(void **state)
 	assert_int_equal(fake_sysfs_write(dir, "keep", "\n"), 0);
 	assert_int_equal(pmemram_onlined_read(dir, ids, &n), 0);
 	assert_int_equal(n, 0); /* no file: nothing recorded */
+	assert_int_equal(pmemram_observe(env->ctx, &o), 0);
 
-	/* dax0.0 is on kmem: recorded once, by its namespace */
-	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
-	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
+	/* dax0.0 is on kmem: recorded once, by its namespace; dax9.0 is not observed, so not recorded */
+	assert_int_equal(pmemram_onlined_note(dir, o, r, 3), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
+	assert_int_equal(pmemram_onlined_note(dir, o, r, 1), 0);
+	assert_int_equal(pmemram_onlined_read(dir, ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ids[0], ID_KMEM);
+	free(ids[0]);
 
-	/* a record for a device now on device_dax (released) goes at the next update */
-	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax1.0"), 0);
-	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM "\n" ID_DEVDAX);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 1);
+	/* only a bind that was done counts, of a device on kmem: dax1.0 is on device_dax */
+	assert_int_equal(fake_sysfs_write(dir, "onlined", "%s", ""), 0);
+	r[0].status = PMEMRAM_APPLY_FAILED;
+	r[1] = bound("dax1.0");
+	assert_int_equal(pmemram_onlined_note(dir, o, r, 2), 0);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
+
+	/* a record of a device the observation shows off kmem (released, gone) goes at the next note */
+	assert_int_equal(fake_sysfs_write(dir, "onlined", ID_KMEM "\n" ID_DEVDAX "\n"), 0);
+	assert_int_equal(pmemram_onlined_note(dir, o, NULL, 0), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 0);
-
-	/* with an observation, its devices decide, not a new reading */
-	{
-		_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
-		struct pmemram_observation none = {};
-
-		assert_int_equal(pmemram_observe(env->ctx, &o), 0);
-		assert_int_equal(pmemram_onlined_prune(env->ctx, dir, o), 0);
-		assert_string_equal(fake_sysfs_read(dir, "onlined"), ID_KMEM);
-		assert_int_equal(pmemram_onlined_prune(env->ctx, dir, &none), 1);
-		assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
-		assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax0.0"), 0);
-	}
+	assert_int_equal(pmemram_onlined_note(dir, &none, NULL, 0), 1);
+	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 
 	/* a name that another device took: dax0.0 is not the recorded namespace's any more */
+	assert_int_equal(fake_sysfs_write(dir, "onlined", ID_KMEM "\n"), 0);
 	assert_int_equal(fake_sysfs_write(env->root, "devices/platform/ACPI0012:00/ndbus0/region0/namespace0.0/uuid",
 					  "%s\n", FAKE_UUID_RAW),
 			 0);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, NULL), 1);
+	pmemram_observation_free(TAKE_PTR(o));
+	assert_int_equal(pmemram_observe(env->ctx, &o), 0);
+	assert_int_equal(pmemram_onlined_note(dir, o, NULL, 0), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 
-	assert_int_equal(pmemram_onlined_add(env->ctx, dir, "dax9.0"), -ENODEV);
-	assert_int_equal(pmemram_onlined_add(env->ctx, NULL, "dax0.0"), -EINVAL);
-	pmemram_ctx_clear_error(env->ctx);
+	assert_int_equal(pmemram_onlined_note(NULL, o, NULL, 0), -EINVAL);
+	assert_int_equal(pmemram_onlined_note(dir, NULL, NULL, 0), -EINVAL);
+	assert_int_equal(pmemram_onlined_note(dir, o, NULL, 1), -EINVAL);
 }
 
 /* An update waits for the lock another writer holds: neither loses the other's line. */
@@ -92,8 +107,12 @@ static void test_onlined_lock(void **state)
 
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(pmemram_onlined_add(env->ctx, dir, "dax0.0") == 0 ? 0 : 1);
+	if (pid == 0) {
+		_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+		struct pmemram_apply_result r = bound("dax0.0");
+
+		_exit(pmemram_observe(env->ctx, &o) == 0 && pmemram_onlined_note(dir, o, &r, 1) == 1 ? 0 : 1);
+	}
 	nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
 	assert_int_equal(waitpid(pid, &status, WNOHANG), 0); /* still waiting for the lock */
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "<absent>");
@@ -165,7 +184,7 @@ static void test_range_name_taken(void **state)
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(a, 0), "onlined_by", &by));
 	assert_string_equal(json_object_get_string(by), "other");
 	json_object_put(a);
-	assert_int_equal(pmemram_onlined_prune(env->ctx, dir, o), 1);
+	assert_int_equal(pmemram_onlined_note(dir, o, NULL, 0), 1);
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 }
 

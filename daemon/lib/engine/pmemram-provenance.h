@@ -17,19 +17,13 @@ struct pmemram_observation;
 #define PMEMRAM_ONLINED_LOCK_FILE "onlined.lock"
 #define PMEMRAM_ONLINED_MAX 256
 
-/* Record that pmemram bound device to kmem; records of devices no longer on kmem (released, by
- * pmemram or anyone, or gone) are dropped on the way.  0 or -errno. */
-int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device);
 /* One update after a reconcile, from what it knows and reads nothing: record the devices that
  * results bound to kmem (BIND_KMEM, DONE) as observation (the reconcile's last, with its results
  * carried in) shows them, and drop the records of devices it shows off kmem.  1 when the file
  * changed, 0 or -errno. */
 struct pmemram_apply_result;
-int pmemram_onlined_note(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
+int pmemram_onlined_note(const char *dir, const struct pmemram_observation *observation,
 			 const struct pmemram_apply_result *results, size_t n_results);
-/* Drop the records of devices no longer on kmem, as observation shows them (NULL: read them
- * now): 1 when the file changed, 0 or -errno. */
-int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation);
 /* The identities recorded in dir (malloc'ed, *ret_n of them, room for PMEMRAM_ONLINED_MAX); an
  * absent file is none.  0 or -errno. */
 int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n);

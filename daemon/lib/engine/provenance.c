@@ -76,39 +76,23 @@ int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n)
 	return 0;
 }
 
-/* The identities of the devices on kmem: as observed, or now when observation is NULL. */
-static int kmem_identities(struct pmemram_ctx *ctx, const struct pmemram_observation *observation,
-			   char (*now)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t *ret_n)
+/* The identities of the devices observation shows on kmem. */
+static void kmem_identities(const struct pmemram_observation *observation, char (*now)[PMEMRAM_DEVICE_IDENTITY_MAX],
+			    size_t *ret_n)
 {
-	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	const struct pmemram_observed *o = &observation->observed;
 	size_t n = 0;
-	int r;
 
-	if (observation) {
-		const struct pmemram_observed *o = &observation->observed;
-
-		for (size_t i = 0; i < o->n_devices && n < PMEMRAM_ONLINED_MAX; i++)
-			if (o->devices[i].dax.mode == PMEMRAM_DAX_SYSTEM_RAM &&
-			    pmemram_observed_dax_identity(&o->devices[i], now[n], sizeof(now[n])) >= 0)
-				n++;
-		*ret_n = n;
-		return 0;
-	}
-	r = pmemram_dax_list_read(ctx, &l);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < l->n_devices && n < PMEMRAM_ONLINED_MAX; i++)
-		if (l->devices[i].mode == PMEMRAM_DAX_SYSTEM_RAM &&
-		    pmemram_dax_identity(ctx, &l->devices[i], now[n], sizeof(now[n])) >= 0)
+	for (size_t i = 0; i < o->n_devices && n < PMEMRAM_ONLINED_MAX; i++)
+		if (o->devices[i].dax.mode == PMEMRAM_DAX_SYSTEM_RAM &&
+		    pmemram_observed_dax_identity(&o->devices[i], now[n], sizeof(now[n])) >= 0)
 			n++;
-	pmemram_ctx_clear_error(ctx);
 	*ret_n = n;
-	return 0;
 }
 
-/* Rewrite the record: ids still on kmem (as observed, or now), and add[] not yet in it; 1 when it
+/* Rewrite the record: ids observation shows still on kmem, and add[] not yet in it; 1 when it
  * changed. */
-static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
+static int onlined_update(const char *dir, const struct pmemram_observation *observation,
 			  char (*add)[PMEMRAM_DEVICE_IDENTITY_MAX], size_t n_add)
 {
 	char *ids[PMEMRAM_ONLINED_MAX] = {}, path[PATH_MAX];
@@ -129,9 +113,10 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 	if (r < 0)
 		return r;
 	now = calloc(PMEMRAM_ONLINED_MAX, sizeof(*now));
-	r = now ? kmem_identities(ctx, observation, now, &n_now) : -ENOMEM;
-	f = r >= 0 ? open_memstream(&text, &size) : NULL;
-	if (r >= 0 && !f)
+	if (now)
+		kmem_identities(observation, now, &n_now);
+	f = now ? open_memstream(&text, &size) : NULL;
+	if (!f)
 		r = -ENOMEM;
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		bool on_kmem = false;
@@ -166,35 +151,14 @@ static int onlined_update(struct pmemram_ctx *ctx, const char *dir, const struct
 	return r < 0 ? r : 1;
 }
 
-int pmemram_onlined_add(struct pmemram_ctx *ctx, const char *dir, const char *device)
-{
-	char id[1][PMEMRAM_DEVICE_IDENTITY_MAX];
-	int r;
-
-	if (!ctx || !dir || !device)
-		return -EINVAL;
-	r = pmemram_dax_identity_read(ctx, device, id[0], sizeof(id[0]));
-	if (r < 0)
-		return r;
-	r = onlined_update(ctx, dir, NULL, id, 1);
-	return r < 0 ? r : 0;
-}
-
-int pmemram_onlined_prune(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation)
-{
-	if (!ctx || !dir)
-		return -EINVAL;
-	return onlined_update(ctx, dir, observation, NULL, 0);
-}
-
-int pmemram_onlined_note(struct pmemram_ctx *ctx, const char *dir, const struct pmemram_observation *observation,
+int pmemram_onlined_note(const char *dir, const struct pmemram_observation *observation,
 			 const struct pmemram_apply_result *results, size_t n_results)
 {
 	_cleanup_(freep) char(*add)[PMEMRAM_DEVICE_IDENTITY_MAX] = NULL;
 	const struct pmemram_observed *o;
 	size_t n_add = 0;
 
-	if (!ctx || !dir || !observation || (n_results > 0 && !results))
+	if (!dir || !observation || (n_results > 0 && !results))
 		return -EINVAL;
 	o = &observation->observed;
 	add = calloc(PMEMRAM_ONLINED_MAX, sizeof(*add));
@@ -211,7 +175,7 @@ int pmemram_onlined_note(struct pmemram_ctx *ctx, const char *dir, const struct 
 				break;
 			}
 	}
-	return onlined_update(ctx, dir, observation, add, n_add);
+	return onlined_update(dir, observation, add, n_add);
 }
 
 /* Every block of d's range present and online Movable or offline: release can take them away. */

@@ -334,8 +334,8 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 	res->observation = TAKE_PTR(obs);
 	/* pmemram's binds, for status: from the results and the observation carrying them, no reading */
 	if (!dry_run && o->apply && o->apply->onlined_dir) {
-		res->onlined_error = pmemram_onlined_note(ctx, o->apply->onlined_dir, res->observation, res->results,
-							  res->n_results);
+		res->onlined_error =
+			pmemram_onlined_note(o->apply->onlined_dir, res->observation, res->results, res->n_results);
 		if (res->onlined_error > 0)
 			res->onlined_error = 0;
 	}
