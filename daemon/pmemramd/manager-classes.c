@@ -239,18 +239,18 @@ static void verify_protection(struct manager *m, struct manager_class *states)
 
 static void apply_demotion(struct manager *m)
 {
-	bool want = m->config->demotion == PMEMRAM_CONFIG_DEMOTION_ON, now;
+	bool want = m->config->demotion == PMEMRAM_CONFIG_SWITCH_ON, now;
 	int r;
 
 	r = pmemram_demotion_read(m->ctx, &now);
 	m->demotion = r < 0 ? -1 : now;
-	if (m->config->demotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+	if (m->config->demotion == PMEMRAM_CONFIG_SWITCH_KEEP)
 		return;
 	if (r == -ENOENT) {
 		if (!m->demotion_absent_logged)
 			mevent(m, MANAGER_EVENT_DEMOTION_UNSUPPORTED,
 			       "demotion = %s, but this kernel has no /sys/kernel/mm/numa/demotion_enabled",
-			       pmemram_config_demotion_to_string(m->config->demotion));
+			       pmemram_config_switch_to_string(m->config->demotion));
 		m->demotion_absent_logged = true;
 		return;
 	}
@@ -263,7 +263,7 @@ static void apply_demotion(struct manager *m)
 	}
 	m->demotion = want;
 	mlog(m, LOG_INFO, "memory-tier demotion turned %s (demotion = %s)", want ? "on" : "off",
-	     pmemram_config_demotion_to_string(m->config->demotion));
+	     pmemram_config_switch_to_string(m->config->demotion));
 }
 
 /* kernel.numa_balancing needs CAP_SYS_ADMIN to write, which the daemon does without: it writes its
@@ -313,14 +313,14 @@ static bool sysctl_file_ours(void)
 static void apply_promotion(struct manager *m)
 {
 	const struct pmemram_config *c = m->config;
-	bool want = c->promotion == PMEMRAM_CONFIG_DEMOTION_ON;
+	bool want = c->promotion == PMEMRAM_CONFIG_SWITCH_ON;
 	_cleanup_(freep) char *text = NULL;
 	char rate[96] = "";
 	uint64_t deadline;
 	int r;
 
 	m->promotion_r = pmemram_promotion_read(m->ctx, &m->promotion);
-	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP && c->promotion_rate == 0) {
+	if (c->promotion == PMEMRAM_CONFIG_SWITCH_KEEP && c->promotion_rate == 0) {
 		/* Nothing wanted any more: the file goes, the sysctls stay as they are. */
 		if (sysctl_file_ours())
 			(void)unlink(SYSCTL_FILE);
@@ -335,7 +335,7 @@ static void apply_promotion(struct manager *m)
 	}
 	if (m->promotion_r < 0)
 		return;
-	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+	if (c->promotion == PMEMRAM_CONFIG_SWITCH_KEEP)
 		want = m->promotion.tiering;
 	if (promotion_in_place(m, want))
 		return;
@@ -344,7 +344,7 @@ static void apply_promotion(struct manager *m)
 		(void)snprintf(rate, sizeof(rate), "kernel.numa_balancing_promote_rate_limit_MBps = %" PRIu64 "\n",
 			       c->promotion_rate);
 	/* Bit 1 (balancing between the nodes of one tier) as it is now. */
-	if (c->promotion == PMEMRAM_CONFIG_DEMOTION_KEEP)
+	if (c->promotion == PMEMRAM_CONFIG_SWITCH_KEEP)
 		r = asprintf(&text, SYSCTL_HEADER "%s", rate);
 	else
 		r = asprintf(&text, SYSCTL_HEADER "kernel.numa_balancing = %u\n%s",

@@ -363,7 +363,7 @@ static void test_classes(void **state)
 			 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(c->n_claims, 1);
-	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_ON);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_SWITCH_ON);
 	assert_string_equal(pmemram_config_origin_to_string(c, c->demotion_set, where, sizeof(where)), "pmemram.conf:2");
 
 	/* in order of definition */
@@ -399,16 +399,16 @@ static void test_classes(void **state)
 	assert_null(pmemram_class_nodes_to_string(_PMEMRAM_CLASS_NODES_MAX));
 	assert_string_equal(pmemram_class_mode_to_string(PMEMRAM_CLASS_PREFERRED), "preferred");
 	assert_null(pmemram_class_mode_to_string(_PMEMRAM_CLASS_MODE_MAX));
-	assert_string_equal(pmemram_config_demotion_to_string(PMEMRAM_CONFIG_DEMOTION_KEEP), "keep");
-	assert_null(pmemram_config_demotion_to_string(_PMEMRAM_CONFIG_DEMOTION_MAX));
+	assert_string_equal(pmemram_config_switch_to_string(PMEMRAM_CONFIG_SWITCH_KEEP), "keep");
+	assert_null(pmemram_config_switch_to_string(_PMEMRAM_CONFIG_SWITCH_MAX));
 	c = pmemram_config_free(c);
 
 	/* defaults: no classes, demotion left alone */
 	assert_int_equal(parse("pmemram.conf", "[global]\ndemotion = off\n", &c, &e), 0);
-	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_OFF);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_SWITCH_OFF);
 	c = pmemram_config_free(c);
 	assert_int_equal(parse("pmemram.conf", "", &c, &e), 0);
-	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_SWITCH_KEEP);
 	assert_int_equal(c->demotion_set.file, -1);
 	assert_int_equal(c->n_classes, 0);
 	assert_null(pmemram_config_find_class(c, "fast"));
@@ -449,11 +449,11 @@ static void test_promotion(void **state)
 	(void)state;
 	/* left alone unless set */
 	assert_int_equal(parse("pmemram.conf", "", &c, &e), 0);
-	assert_int_equal(c->promotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_int_equal(c->promotion, PMEMRAM_CONFIG_SWITCH_KEEP);
 	assert_int_equal(c->promotion_rate, 0);
 	c = pmemram_config_free(c);
 	assert_int_equal(parse("pmemram.conf", "[global]\npromotion = on\npromotion-rate = 256\n", &c, &e), 0);
-	assert_int_equal(c->promotion, PMEMRAM_CONFIG_DEMOTION_ON);
+	assert_int_equal(c->promotion, PMEMRAM_CONFIG_SWITCH_ON);
 	assert_int_equal(c->promotion_rate, 256);
 	assert_string_equal(pmemram_config_origin_to_string(c, c->promotion_rate_set, where, sizeof(where)),
 			    "pmemram.conf:3");
@@ -732,7 +732,7 @@ static void test_class_override(void **state)
 	assert_int_equal(pmemram_config_verify(c, &e), 0);
 	assert_int_equal(e.n, 0);
 
-	assert_int_equal(c->demotion, PMEMRAM_CONFIG_DEMOTION_KEEP);
+	assert_int_equal(c->demotion, PMEMRAM_CONFIG_SWITCH_KEEP);
 	assert_string_equal(pmemram_config_origin_to_string(c, c->demotion_set, where, sizeof(where)),
 			    "pmemram.conf.d/20-b.conf:2");
 	assert_int_equal(c->n_classes, 4);

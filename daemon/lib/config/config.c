@@ -14,10 +14,10 @@ static const char *const shuffle_names[_PMEMRAM_CONFIG_SHUFFLE_MAX] = {
 	[PMEMRAM_CONFIG_SHUFFLE_OFF] = "off",
 };
 
-static const char *const demotion_names[_PMEMRAM_CONFIG_DEMOTION_MAX] = {
-	[PMEMRAM_CONFIG_DEMOTION_KEEP] = "keep",
-	[PMEMRAM_CONFIG_DEMOTION_ON] = "on",
-	[PMEMRAM_CONFIG_DEMOTION_OFF] = "off",
+static const char *const switch_names[_PMEMRAM_CONFIG_SWITCH_MAX] = {
+	[PMEMRAM_CONFIG_SWITCH_KEEP] = "keep",
+	[PMEMRAM_CONFIG_SWITCH_ON] = "on",
+	[PMEMRAM_CONFIG_SWITCH_OFF] = "off",
 };
 
 static const char *const match_names[_PMEMRAM_MATCH_MAX] = {
@@ -57,9 +57,9 @@ const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s)
 	return (unsigned)s < ELEMENTSOF(shuffle_names) ? shuffle_names[s] : NULL;
 }
 
-const char *pmemram_config_demotion_to_string(enum pmemram_config_demotion d)
+const char *pmemram_config_switch_to_string(enum pmemram_config_switch d)
 {
-	return (unsigned)d < ELEMENTSOF(demotion_names) ? demotion_names[d] : NULL;
+	return (unsigned)d < ELEMENTSOF(switch_names) ? switch_names[d] : NULL;
 }
 
 const char *pmemram_class_nodes_to_string(enum pmemram_class_nodes n)
@@ -491,20 +491,24 @@ static void key_daxctl_conf(struct parser *p, const char *key, const char *value
 		p->config->daxctl_conf = i == 1;
 }
 
+/* A keep | on | off key into *field, once. */
+static void key_switch(struct parser *p, const char *key, const char *value, enum pmemram_config_switch *field,
+		       struct pmemram_config_origin *set)
+{
+	int i = parse_choice(p, key, value, switch_names, ELEMENTSOF(switch_names));
+
+	if (i >= 0 && set_once(p, key, set))
+		*field = (enum pmemram_config_switch)i;
+}
+
 static void key_demotion(struct parser *p, const char *key, const char *value)
 {
-	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
-
-	if (i >= 0 && set_once(p, key, &p->config->demotion_set))
-		p->config->demotion = (enum pmemram_config_demotion)i;
+	key_switch(p, key, value, &p->config->demotion, &p->config->demotion_set);
 }
 
 static void key_promotion(struct parser *p, const char *key, const char *value)
 {
-	int i = parse_choice(p, key, value, demotion_names, ELEMENTSOF(demotion_names));
-
-	if (i >= 0 && set_once(p, key, &p->config->promotion_set))
-		p->config->promotion = (enum pmemram_config_demotion)i;
+	key_switch(p, key, value, &p->config->promotion, &p->config->promotion_set);
 }
 
 static void key_promotion_rate(struct parser *p, const char *key, const char *value)
@@ -1012,9 +1016,9 @@ int pmemram_config_new(struct pmemram_config **ret)
 		return -ENOMEM;
 	c->shuffle = PMEMRAM_CONFIG_SHUFFLE_AUTO;
 	c->shuffle_set.file = -1;
-	c->demotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
+	c->demotion = PMEMRAM_CONFIG_SWITCH_KEEP;
 	c->demotion_set.file = -1;
-	c->promotion = PMEMRAM_CONFIG_DEMOTION_KEEP;
+	c->promotion = PMEMRAM_CONFIG_SWITCH_KEEP;
 	c->promotion_set.file = -1;
 	c->promotion_rate_set.file = -1;
 	c->online_at_bind = true;

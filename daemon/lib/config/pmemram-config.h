@@ -39,12 +39,13 @@ enum pmemram_config_shuffle {
 	_PMEMRAM_CONFIG_SHUFFLE_MAX,
 };
 
-/* Whether pmemramd writes /sys/kernel/mm/numa/demotion_enabled, and what. */
-enum pmemram_config_demotion {
-	PMEMRAM_CONFIG_DEMOTION_KEEP, /* leave whatever the kernel or the administrator set */
-	PMEMRAM_CONFIG_DEMOTION_ON,
-	PMEMRAM_CONFIG_DEMOTION_OFF,
-	_PMEMRAM_CONFIG_DEMOTION_MAX,
+/* Whether pmemramd writes a kernel switch, and what: demotion (/sys/kernel/mm/numa/demotion_enabled)
+ * and promotion (kernel.numa_balancing's memory-tiering bit). */
+enum pmemram_config_switch {
+	PMEMRAM_CONFIG_SWITCH_KEEP, /* leave whatever the kernel or the administrator set */
+	PMEMRAM_CONFIG_SWITCH_ON,
+	PMEMRAM_CONFIG_SWITCH_OFF,
+	_PMEMRAM_CONFIG_SWITCH_MAX,
 };
 
 /* What a claim matches, most specific first: a device matched by several claims takes the first kind. */
@@ -139,11 +140,10 @@ struct pmemram_class {
 struct pmemram_config {
 	enum pmemram_config_shuffle shuffle;
 	struct pmemram_config_origin shuffle_set;
-	enum pmemram_config_demotion demotion;
+	enum pmemram_config_switch demotion;
 	struct pmemram_config_origin demotion_set;
-	/* kernel.numa_balancing's memory-tiering bit (promotion of hot pages to the top tier): the
-	 * same three words as demotion. */
-	enum pmemram_config_demotion promotion;
+	/* kernel.numa_balancing's memory-tiering bit (promotion of hot pages to the top tier) */
+	enum pmemram_config_switch promotion;
 	struct pmemram_config_origin promotion_set;
 	uint64_t promotion_rate; /* MB/s for numa_balancing_promote_rate_limit_MBps, 0 unset */
 	struct pmemram_config_origin promotion_rate_set;
@@ -242,7 +242,7 @@ const char *pmemram_config_origin_to_string(const struct pmemram_config *c, stru
 int pmemram_uuid_normalize(char *uuid);
 
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s);
-const char *pmemram_config_demotion_to_string(enum pmemram_config_demotion d);
+const char *pmemram_config_switch_to_string(enum pmemram_config_switch d);
 /* The word before the ':' of a match value: "uuid", "device", "hmem", "region"; "all-devdax". */
 const char *pmemram_match_to_string(enum pmemram_match m);
 /* The value of "match = hmem:VALUE": "START-END", two hex addresses (with or without "0x", as
