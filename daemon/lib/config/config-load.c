@@ -95,7 +95,7 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void names_free(char **names)
+void pmemram_config_names_free(char **names)
 {
 	for (size_t i = 0; names && names[i]; i++)
 		free(names[i]);
@@ -104,22 +104,34 @@ static void names_free(char **names)
 
 static void names_freep(char ***names)
 {
-	names_free(*names);
+	pmemram_config_names_free(*names);
 }
 
-/* NULL-terminated, sorted names of the drop-ins: "*.conf", not hidden. */
-static int list_dropins(int dir_fd, char ***ret, struct pmemram_config_errors *errors)
+/* Whether name is one of the policy's "*.conf" names. */
+static bool listed_name(const char *name, enum pmemram_config_list_policy policy)
+{
+	size_t len = strlen(name);
+
+	if (len <= 5 || !streq(name + len - 5, ".conf"))
+		return false;
+	return policy == PMEMRAM_CONFIG_LIST_DAXCTL || name[0] != '.';
+}
+
+int pmemram_config_list(int dir_fd, const char *subdir, const char *shown, enum pmemram_config_list_policy policy,
+			char ***ret, struct pmemram_config_errors *errors)
 {
 	_cleanup_(names_freep) char **names = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
 	size_t n = 0;
 	int fd;
 
+	if (dir_fd < 0 || !shown || !ret || (unsigned)policy >= _PMEMRAM_CONFIG_LIST_POLICY_MAX)
+		return -EINVAL;
 	names = calloc(PMEMRAM_CONFIG_MAX_DROPINS + 1, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 
-	fd = openat(dir_fd, PMEMRAM_CONFIG_DROPIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dir_fd, subdir ?: ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		*ret = TAKE_PTR(names);
 		return 0;
@@ -132,46 +144,57 @@ static int list_dropins(int dir_fd, char ***ret, struct pmemram_config_errors *e
 	if (!d) {
 		int r = negative_errno();
 
-		pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0, "cannot read: %s", strerror(-r));
+		pmemram_config_errors_add(errors, shown, 0, "cannot read: %s", strerror(-r));
 		return r;
 	}
 
 	for (struct dirent *de; (errno = 0, de = readdir(d));) {
-		size_t len = strlen(de->d_name);
-
-		if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
+		if (!listed_name(de->d_name, policy))
 			continue;
 		/* Names go into messages, status, JSON and the slices' comments: no newline or escape
 		 * sequence may ride along (a newline in a unit file is a directive of its own). */
 		if (!pmemram_name_is_printable(de->d_name)) {
-			char shown[4 * NAME_MAX + 1];
+			char escaped[4 * NAME_MAX + 1];
 
-			pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0,
+			pmemram_config_errors_add(errors, shown, 0,
 						  "file name '%s' has control characters or is not UTF-8: rename it",
-						  pmemram_name_escape(de->d_name, shown, sizeof(shown)));
+						  pmemram_name_escape(de->d_name, escaped, sizeof(escaped)));
 			return -EINVAL;
 		}
 		if (n >= PMEMRAM_CONFIG_MAX_DROPINS) {
-			pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0, "more than %d *.conf files",
-				  PMEMRAM_CONFIG_MAX_DROPINS);
+			pmemram_config_errors_add(errors, shown, 0, "more than %d *.conf files",
+						  PMEMRAM_CONFIG_MAX_DROPINS);
 			return -EINVAL;
 		}
-		names[n] = malloc(sizeof(PMEMRAM_CONFIG_DROPIN_DIR "/") + len);
+		if (subdir)
+			names[n] = malloc(strlen(subdir) + 1 + strlen(de->d_name) + 1);
+		else
+			names[n] = malloc(strlen(de->d_name) + 1);
 		if (!names[n])
 			return -ENOMEM;
-		strcpy(stpcpy(names[n], PMEMRAM_CONFIG_DROPIN_DIR "/"), de->d_name);
+		if (subdir)
+			strcpy(stpcpy(stpcpy(names[n], subdir), "/"), de->d_name);
+		else
+			strcpy(names[n], de->d_name);
 		n++;
 	}
 	if (errno != 0) {
 		int r = negative_errno();
 
-		pmemram_config_errors_add(errors, PMEMRAM_CONFIG_DROPIN_DIR, 0, "cannot read: %s", strerror(-r));
+		pmemram_config_errors_add(errors, shown, 0, "cannot read: %s", strerror(-r));
 		return r;
 	}
 
 	qsort(names, n, sizeof(*names), compare_names);
 	*ret = TAKE_PTR(names);
 	return 0;
+}
+
+/* NULL-terminated, sorted names of the drop-ins: "*.conf", not hidden. */
+static int list_dropins(int dir_fd, char ***ret, struct pmemram_config_errors *errors)
+{
+	return pmemram_config_list(dir_fd, PMEMRAM_CONFIG_DROPIN_DIR, PMEMRAM_CONFIG_DROPIN_DIR,
+				   PMEMRAM_CONFIG_LIST_PMEMRAM, ret, errors);
 }
 
 /* ---- one file swapped: pmemram_config_load_swapped() ---------------------------------------- */

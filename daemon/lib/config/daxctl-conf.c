@@ -497,68 +497,6 @@ int pmemram_daxctl_merge(struct pmemram_config *c, struct pmemram_config_errors 
 
 /* ---- the directory ---------------------------------------------------------------------- */
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names of the *.conf files, not hidden, at most PMEMRAM_CONFIG_MAX_DROPINS. */
-static int list_files(int dir_fd, const char *dir, char ***ret, size_t *ret_n, struct pmemram_config_errors *warnings)
-{
-	_cleanup_(closedirp) DIR *d = NULL;
-	char **names = NULL;
-	size_t n = 0;
-	int fd, r = 0;
-
-	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		r = negative_errno();
-		safe_close(fd);
-		pmemram_config_errors_add(warnings, dir, 0, "cannot read: %s", strerror(-r));
-		return 0;
-	}
-	for (struct dirent *de; (errno = 0, de = readdir(d));) {
-		size_t len = strlen(de->d_name);
-		char **a;
-
-		if (de->d_name[0] == '.' || len <= 5 || !streq(de->d_name + len - 5, ".conf"))
-			continue;
-		if (!pmemram_name_is_printable(de->d_name)) {
-			char shown[4 * NAME_MAX + 1];
-
-			/* Its name could not be shown in a message or status as it is. */
-			pmemram_config_errors_add(warnings, dir, 0,
-						  "file name '%s' has control characters or is not UTF-8: ignored",
-						  pmemram_name_escape(de->d_name, shown, sizeof(shown)));
-			continue;
-		}
-		if (n >= PMEMRAM_CONFIG_MAX_DROPINS) {
-			pmemram_config_errors_add(warnings, dir, 0, "more than %d *.conf files: the rest are ignored",
-						  PMEMRAM_CONFIG_MAX_DROPINS);
-			break;
-		}
-		a = realloc(names, (n + 1) * sizeof(*names));
-		if (!a || !(a[n] = strdup(de->d_name))) {
-			names = a ? a : names;
-			r = -ENOMEM;
-			break;
-		}
-		names = a;
-		n++;
-	}
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
-		return r;
-	}
-	if (n > 0)
-		qsort(names, n, sizeof(*names), compare_names);
-	*ret = names;
-	*ret_n = n;
-	return 0;
-}
-
 /* daxctl reads the entries readdir() types regular: not a symlink, even to a regular file. */
 static bool regular_file(int dir_fd, const char *name)
 {
@@ -570,7 +508,6 @@ static bool regular_file(int dir_fd, const char *name)
 int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, struct pmemram_config_errors *warnings)
 {
 	char **names = NULL;
-	size_t n = 0;
 	int r;
 
 	if (!c || dir_fd < 0 || !dir)
@@ -578,8 +515,10 @@ int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, s
 	if (!c->daxctl_conf)
 		return 0;
 
-	r = list_files(dir_fd, dir, &names, &n, warnings);
-	for (size_t i = 0; r >= 0 && i < n; i++) {
+	r = pmemram_config_list(dir_fd, NULL, dir, PMEMRAM_CONFIG_LIST_PMEMRAM, &names, warnings);
+	if (r == -ENOMEM)
+		return r;
+	for (size_t i = 0; r >= 0 && names[i]; i++) {
 		_cleanup_(freep) char *path = NULL;
 
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
@@ -594,10 +533,8 @@ int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, s
 		if (r < 0 && r != -ENOMEM)
 			r = 0; /* said in warnings; the other files still count */
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (r < 0)
+	pmemram_config_names_free(names);
+	if (r == -ENOMEM)
 		return r;
 	return pmemram_daxctl_merge(c, warnings);
 }

@@ -210,6 +210,21 @@ typedef int (*pmemram_config_parse_fn)(struct pmemram_config *c, const char *fil
 int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *path, const char *name,
 			    pmemram_config_parse_fn parse, struct pmemram_config_errors *errors);
 
+/* Which "*.conf" names of a configuration directory are listed: */
+enum pmemram_config_list_policy {
+	PMEMRAM_CONFIG_LIST_PMEMRAM, /* not hidden ones (pmemram.conf.d) */
+	PMEMRAM_CONFIG_LIST_DAXCTL,  /* hidden ones too, as daxctl reads daxctl.conf.d */
+	_PMEMRAM_CONFIG_LIST_POLICY_MAX,
+};
+/* The NULL-terminated, byte-sorted names of subdir below dir_fd (dir_fd itself when NULL) that policy
+ * reads, each "subdir/NAME" (or "NAME"), for pmemram_config_names_free(); shown names the directory
+ * in messages.  An absent directory lists nothing.  -EINVAL with a message when a name is not
+ * printable or there are more than PMEMRAM_CONFIG_MAX_DROPINS, other -errno (with a message) when
+ * unreadable. */
+int pmemram_config_list(int dir_fd, const char *subdir, const char *shown, enum pmemram_config_list_policy policy,
+			char ***ret, struct pmemram_config_errors *errors);
+void pmemram_config_names_free(char **names);
+
 /* ---- daxctl.conf.d (daxctl-conf.c) ----
  * daxctl's files never make the load fail: what pmemram cannot use there is a warning "FILE:LINE:
  * ...", and the section it is in is skipped (state PMEMRAM_DAXCTL_SKIPPED). */
