@@ -178,8 +178,11 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 	int r = CTL_EXIT_OK;
 
 	pmemram_config_origin_to_string(c, s->defined, origin, sizeof(origin));
+	/* After the claim's name (a section's, or one made unique), for the claimed and merged ones. */
 	snprintf(name, sizeof(name), CLAIM_NAME_PREFIX "%.*s", (int)(sizeof(name) - sizeof(CLAIM_NAME_PREFIX)),
-		 s->name);
+		 strncmp(s->claim, PMEMRAM_DAXCTL_CLAIM_PREFIX, strlen(PMEMRAM_DAXCTL_CLAIM_PREFIX)) == 0
+			 ? s->claim + strlen(PMEMRAM_DAXCTL_CLAIM_PREFIX)
+			 : s->name);
 
 	if (s->state == PMEMRAM_DAXCTL_CLAIMED && (mine = outranked_by(c, seen, s))) {
 		pmemram_config_origin_to_string(c, mine->defined, where, sizeof(where));
@@ -202,6 +205,16 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 		reason = s->text;
 		if (!json)
 			printf("%s: section '%s': nothing to write, %s.\n", origin, s->name, s->text);
+		break;
+	case PMEMRAM_DAXCTL_MERGED:
+		/* Its keys are in the drop-in of the section whose mode counts. */
+		result = "merged";
+		claim = strncmp(s->claim, PMEMRAM_DAXCTL_CLAIM_PREFIX, strlen(PMEMRAM_DAXCTL_CLAIM_PREFIX)) == 0
+				? name
+				: s->claim;
+		reason = s->text;
+		if (!json)
+			printf("%s: section '%s': nothing to write of its own, %s.\n", origin, s->name, s->text);
 		break;
 	case PMEMRAM_DAXCTL_SKIPPED:
 		if (!s->invalid && !s->system_ram) {

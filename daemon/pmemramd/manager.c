@@ -73,7 +73,7 @@ static void check_shuffle(struct manager *m)
 			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 }
 
-/* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant and
+/* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant, merged and
  * mode = devdax sections only at info). */
 static void log_daxctl(struct manager *m, const struct pmemram_config *c, const struct pmemram_config_errors *w)
 {
@@ -98,6 +98,8 @@ static void log_daxctl(struct manager *m, const struct pmemram_config *c, const 
 				      origin, s->name, s->text);
 		else if (s->state == PMEMRAM_DAXCTL_REDUNDANT)
 			mlog(m, LOG_INFO, "%s: section '%s' is redundant: %s", origin, s->name, s->text);
+		else if (s->state == PMEMRAM_DAXCTL_MERGED)
+			mlog(m, LOG_INFO, "%s: section '%s': %s", origin, s->name, s->text);
 		else if (s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram)
 			mlog(m, LOG_INFO, "%s: section '%s': %s", origin, s->name, s->text);
 	}

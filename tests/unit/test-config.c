@@ -17,6 +17,7 @@
 #define UUID "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f"
 #define UUID_A "ed93e918-e165-49d8-921d-383d7b9660c5"
 #define UUID_B UUID
+#define UUID_C "0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d"
 #define PARSE(c, file, text, errors) pmemram_config_parse((c), (file), (text), strlen(text), (errors))
 
 /* Parse one file into a fresh config; the errors come back in *errors. */
@@ -932,7 +933,8 @@ static void test_load_unprintable_names(void **state)
 	}
 }
 
-/* daxctl.conf.d: files in lexical order, only *.conf and not hidden; a bad file does not stop the others. */
+/* daxctl.conf.d: the files daxctl reads, *.conf, hidden ones too but not ".conf" itself, regular
+ * ones only; a bad section does not stop the others. */
 static void test_load_daxctl(void **state)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
@@ -943,32 +945,36 @@ static void test_load_daxctl(void **state)
 	write_file(d, "20-b.conf", "[reconfigure-device b]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n");
 	write_file(d, "10-a.conf", "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
 	write_file(d, "15-bad.conf", "[reconfigure-device bad]\nnvdimm.uuid = nope\nmode = system-ram\n");
-	write_file(d, ".30-hidden.conf", "[reconfigure-device h]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
+	write_file(d, ".30-hidden.conf", "[reconfigure-device h]\nnvdimm.uuid = " UUID_C "\nmode = system-ram\n");
+	write_file(d, ".conf", "[reconfigure-device n]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
 	write_file(d, "daxctl.example.conf.bak", "garbage\n");
 	assert_int_equal(mkdirat(d->fd, "40-dir.conf", 0755), 0);
 
 	assert_int_equal(pmemram_config_new(&c), 0);
 	assert_int_equal(pmemram_daxctl_load(c, d->fd, d->path, &w), 0);
-	assert_int_equal(c->n_daxctl, 3);
-	assert_int_equal(c->n_claims, 2);
-	assert_string_equal(c->claims[0].name, "daxctl:a");
-	assert_string_equal(c->claims[1].name, "daxctl:b");
+	assert_int_equal(c->n_daxctl, 4);
+	assert_int_equal(c->n_claims, 3);
+	assert_string_equal(c->claims[0].name, "daxctl:h"); /* ".30-hidden.conf" sorts first */
+	assert_string_equal(c->claims[1].name, "daxctl:a");
+	assert_string_equal(c->claims[2].name, "daxctl:b");
 	assert_int_equal(w.n, 2);
 	snprintf(msg, sizeof(msg),
 		 "%s/15-bad.conf:2: key 'nvdimm.uuid': invalid UUID 'nope' (expected 8-4-4-4-12 hex "
 		 "digits): section skipped",
 		 d->path);
 	assert_string_equal(w.msg[0], msg);
-	snprintf(msg, sizeof(msg), "%s/40-dir.conf: not a regular file", d->path);
+	snprintf(msg, sizeof(msg), "%s/40-dir.conf: not a regular file: daxctl does not read it either", d->path);
 	assert_string_equal(w.msg[1], msg);
 	c = pmemram_config_free(c);
 
-	/* a name that cannot be shown: the directory is not read, as for pmemram.conf.d */
+	/* a name that cannot be shown: daxctl reads the file, pmemram does not, so no section is used */
 	write_file(d, "50-\033[2J.conf", "[reconfigure-device e]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n");
 	w = (struct pmemram_config_errors){};
 	assert_int_equal(pmemram_config_new(&c), 0);
 	assert_int_equal(pmemram_daxctl_load(c, d->fd, d->path, &w), 0);
 	assert_int_equal(c->n_daxctl, 0);
+	assert_int_equal(c->daxctl_unreadable.file, 0);
+	assert_string_equal(c->files[0], d->path);
 	assert_int_equal(w.n, 1);
 	snprintf(msg, sizeof(msg), "%s: file name '50-\\x1b[2J.conf' has control characters or is not UTF-8: rename it",
 		 d->path);

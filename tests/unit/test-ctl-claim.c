@@ -957,6 +957,46 @@ static void test_from_daxctl_refuses(void **state)
 	assert_int_equal(usage->status, 64);
 }
 
+/* Sections for one UUID in two files make one drop-in, with the keys daxctl would use; one name in two
+ * files for two UUIDs makes two. */
+static void test_from_daxctl_merged(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *fast = NULL, *other = NULL;
+	struct json_object *j, *s;
+
+	write_daxctl(state, "10-a.conf", SECTION("fast", UUID, ""));
+	write_daxctl(state, "20-b.conf",
+		     "[reconfigure-device other]\nnvdimm.uuid = " UUID
+		     "\nmovable = false\n" SECTION("fast", UUID_B, ""));
+
+	run = RUN(state, "--json", "claim", "--from-daxctl");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_int_equal(json_object_array_length(json_typed_at(j, "sections", json_type_array)), 3);
+	s = json_at(j, "sections.0");
+	assert_string_equal(json_string_at(s, "result"), "created");
+	assert_string_equal(json_string_at(s, "claim"), "daxctl-fast");
+	assert_string_equal(json_string_at(s, "online"), "normal"); /* movable = false from 20-b.conf */
+	s = json_at(j, "sections.1");
+	assert_string_equal(json_string_at(s, "section"), "other");
+	assert_string_equal(json_string_at(s, "result"), "merged");
+	assert_string_equal(json_string_at(s, "claim"), "daxctl-fast");
+	assert_null(json_at(s, "path"));
+	s = json_at(j, "sections.2");
+	assert_string_equal(json_string_at(s, "result"), "created");
+	assert_string_equal(json_string_at(s, "claim"), "daxctl-fast-20-b.conf-4");
+	json_object_put(j);
+	assert_non_null(strstr(run->err, "20-b.conf:4: section 'fast': the name is also that of the section at "));
+
+	fast = read_conf(state, DROPIN("daxctl-fast"));
+	assert_non_null(fast);
+	assert_non_null(strstr(fast, "match = uuid:" UUID "\nonline = normal\n"));
+	other = read_conf(state, DROPIN("daxctl-fast-20-b.conf-4"));
+	assert_non_null(other);
+	assert_non_null(strstr(other, "match = uuid:" UUID_B "\nonline = movable\n"));
+}
+
 /* Nothing to read: said, and nothing written. */
 static void test_from_daxctl_missing(void **state)
 {
@@ -997,7 +1037,7 @@ static void test_from_daxctl_outranked(void **state)
 	for (size_t i = 0; i < 3; i++)
 		vars[i] = strdup(ENV(state)->vars[i]);
 	write_conf(state, "pmemram.conf", "# mine\n[claim \"mine\"]\nmatch = region:region1\nonline = normal\n");
-	write_daxctl(state, "10-a.conf", SECTION("dd", FAKE_UUID_DEVDAX, "") SECTION("later", UUID_B, ""));
+	write_daxctl(state, "10-a.conf", SECTION("dd", FAKE_UUID_DEVDAX_INFO, "") SECTION("later", UUID_B, ""));
 
 	run = run_ctl_env((const char *const *)vars, (const char *const[]){ "claim", "--from-daxctl", NULL });
 	assert_int_equal(run->status, 3);
@@ -1035,6 +1075,7 @@ int main(void)
 		CLAIM_TEST(test_from_daxctl_refuses),
 		CLAIM_TEST(test_from_daxctl_missing),
 		CLAIM_TEST(test_from_daxctl_outranked),
+		CLAIM_TEST(test_from_daxctl_merged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,14 +137,21 @@ static void test_malformed(void **state)
 		       F ":2: section 'x': no nvdimm.uuid, the only key daxctl matches devices by: skipped",
 		       PMEMRAM_DAXCTL_SKIPPED);
 	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\n",
-		       F ":1: section 'x': no mode: skipped (daxctl does nothing without one)", PMEMRAM_DAXCTL_SKIPPED);
+		       F ":1: section 'x': no mode for its UUID (daxctl does nothing without one): skipped",
+		       PMEMRAM_DAXCTL_SKIPPED);
 	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\nzone = normal\n",
 		       F ":4: key 'zone': not one daxctl reads (nvdimm.uuid, mode, online, movable): ignored",
 		       PMEMRAM_DAXCTL_CLAIMED);
-	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_B "\nnvdimm.uuid = " UUID_A
+	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nnvdimm.uuid = " UUID_A
 		       "\nmode = system-ram\n",
 		       F ":3: key 'nvdimm.uuid': already set at line 2; the later value counts, as for daxctl",
 		       PMEMRAM_DAXCTL_CLAIMED);
+	/* two UUIDs for one section: daxctl takes the later, but which device was meant is unclear */
+	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_B "\nnvdimm.uuid = " UUID_A
+		       "\nmode = system-ram\n",
+		       F ":3: key 'nvdimm.uuid': " UUID_A ", but line 2 of the section says " UUID_B
+			 ": which device it means is ambiguous: section skipped",
+		       PMEMRAM_DAXCTL_SKIPPED);
 	expect_warning("nvdimm.uuid = " UUID_A "\n[reconfigure-device x]\nnvdimm.uuid = " UUID_A
 		       "\nmode = system-ram\n",
 		       F ":1: key 'nvdimm.uuid': outside of any section: ignored", PMEMRAM_DAXCTL_CLAIMED);
@@ -233,12 +240,16 @@ static void test_merge(void **state)
 	assert_string_equal(c->daxctl[1].claim, "b");
 	assert_string_equal(c->daxctl[1].text, "claim 'b' (pmemram.conf:3) has online = normal, this section movable = "
 					       "true: the claim is used");
-	/* a second section for a UUID pmemram claims is compared too, not an error */
-	assert_int_equal(c->daxctl[2].state, PMEMRAM_DAXCTL_REDUNDANT);
-	assert_int_equal(w.n, 0);
+	/* a second section of the file for a UUID: daxctl never reads it */
+	assert_int_equal(c->daxctl[2].state, PMEMRAM_DAXCTL_SKIPPED);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0],
+			    F ":8: section 'again': daxctl reads only the first section of a file for a UUID, "
+			      "'same' (" F ":1): skipped");
 }
 
-/* Two sections for one UUID without a pmemram claim: the first counts, the second is a warning. */
+/* Two sections of a file for one UUID: daxctl reads the first alone, even for a key only the second
+ * has; a section name given again in a file is the same section, as iniparser reads it. */
 static void test_duplicate(void **state)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
@@ -246,13 +257,240 @@ static void test_duplicate(void **state)
 
 	c = parse("[reconfigure-device one]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n"
 		  "[reconfigure-device two]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\nmovable = false\n"
-		  "[reconfigure-device one]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n",
+		  "[Reconfigure-Device ONE]\nmovable = false\n",
 		  &w);
+	assert_int_equal(c->n_daxctl, 2);
 	assert_int_equal(c->n_claims, 1);
 	assert_int_equal(w.n, 2);
-	assert_string_equal(w.msg[0], F ":4: section 'two': UUID already in section 'one' (" F ":1): skipped");
-	assert_string_equal(w.msg[1], F ":8: section 'one': name already in section 'one' (" F ":1): skipped");
+	assert_string_equal(w.msg[0],
+			    F ":8: section '[reconfigure-device one]' again: its keys join those of line 1, as "
+			      "daxctl's ini parser reads it");
+	assert_string_equal(w.msg[1], F ":4: section 'two': daxctl reads only the first section of a file for a UUID, "
+					"'one' (" F ":1): skipped");
 	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_SKIPPED);
+	/* movable = false from the reopened 'one' (line 9), not from 'two' */
+	assert_int_equal(c->claims[0].zone, PMEMRAM_ZONE_NORMAL);
+	assert_int_equal(c->claims[0].zone_set.line, 9);
+}
+
+/* A reopened section with another UUID: ambiguous, skipped, naming both lines.  To daxctl it is
+ * the first section of the file for the later UUID, so a later section for that one is not read. */
+static void test_reopened_uuid(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n"
+		  "[reconfigure-device y]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n"
+		  "[reconfigure-device x]\nnvdimm.uuid = " UUID_B "\n",
+		  &w);
+	assert_int_equal(c->n_claims, 0);
+	assert_int_equal(w.n, 3);
+	assert_string_equal(w.msg[0], F ":7: section '[reconfigure-device x]' again: its keys join those of line 1, as "
+					"daxctl's ini parser reads it");
+	assert_string_equal(w.msg[1], F ":8: key 'nvdimm.uuid': " UUID_B ", but line 2 of the section says " UUID_A
+					": which device it means is ambiguous: section skipped");
+	assert_string_equal(w.msg[2], F ":4: section 'y': daxctl reads only the first section of a file for a UUID, "
+					"'x' (" F ":1): skipped");
+	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_SKIPPED);
+	assert_string_equal(c->daxctl[0].text, "two different nvdimm.uuid (lines 2 and 8)");
+	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_SKIPPED);
+}
+
+/* Lines ending in '\\' go on on the next one, comments too; one at the end of the file is dropped. */
+static void test_continued_lines(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nmode = system-\\  \nram\n"
+		  "# not movable: \\\nmovable = false\n"
+		  "online = \\",
+		  &w);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0], F ":7: the file ends in a line continued with '\\': daxctl drops it, and so "
+					"does pmemram");
+	assert_int_equal(c->n_claims, 1);
+	assert_string_equal(c->claims[0].name, "daxctl:x");
+	assert_int_equal(c->claims[0].zone, PMEMRAM_ZONE_MOVABLE); /* movable = false was part of a comment */
+
+	/* a warning names the first line of the joined ones */
+	c = pmemram_config_free(c);
+	c = parse("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\nmode = \\\nram\n", &w);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0],
+			    F ":3: key 'mode': expected 'system-ram' or 'devdax', got 'ram' (daxctl refuses it "
+			      "too): section skipped");
+}
+
+#define F10 "/etc/daxctl.conf.d/10-a.conf"
+#define F20 "/etc/daxctl.conf.d/20-b.conf"
+
+/* Two files parsed in lexical order, as pmemram_daxctl_load() reads them, then merged. */
+static struct pmemram_config *parse2(const char *a, const char *b, struct pmemram_config_errors *w)
+{
+	struct pmemram_config *c;
+
+	*w = (struct pmemram_config_errors){};
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_daxctl_parse(c, F10, a, strlen(a), w), 0);
+	assert_int_equal(pmemram_daxctl_parse(c, F20, b, strlen(b), w), 0);
+	assert_int_equal(pmemram_daxctl_merge(c, w), 0);
+	return c;
+}
+
+/* One UUID in two files: daxctl joins their values; names of sections do not matter to it. */
+static void test_files_join(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+	char where[128];
+
+	c = parse2("[reconfigure-device fast]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
+		   "[reconfigure-device other]\nnvdimm.uuid = " UUID_A "\nmovable = false\n", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(c->n_claims, 1);
+	assert_string_equal(c->claims[0].name, "daxctl:fast");
+	assert_int_equal(c->claims[0].zone, PMEMRAM_ZONE_NORMAL);
+	assert_string_equal(pmemram_config_origin_to_string(c, c->claims[0].zone_set, where, sizeof(where)), F20 ":3");
+	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_CLAIMED);
+	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_MERGED);
+	assert_string_equal(c->daxctl[1].claim, "daxctl:fast");
+	assert_string_equal(c->daxctl[1].text,
+			    "its keys join section 'fast' (" F10 ":1): daxctl joins every file's values for a UUID");
+}
+
+/* Files a (as 10-a.conf) and b (as 20-b.conf) make no claim, with n warnings, the first one first
+ * (unless NULL) and the last one last. */
+static struct pmemram_config *expect_no_claim(const char *a, const char *b, size_t n, const char *first,
+					      const char *last)
+{
+	struct pmemram_config *c;
+	struct pmemram_config_errors w;
+
+	c = parse2(a, b, &w);
+	assert_int_equal(c->n_claims, 0);
+	assert_int_equal(w.n, n);
+	if (first)
+		assert_string_equal(w.msg[0], first);
+	assert_string_equal(w.msg[n - 1], last);
+	return c;
+}
+
+/* mode for one UUID in two files: daxctl joins them ("system-ram system-ram") and refuses that;
+ * the warnings come in daxctl's order, 20-b.conf first. */
+static void test_files_mode_twice(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+
+	c = expect_no_claim("[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
+			    "[reconfigure-device b]\n\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", 2,
+			    F20 ":1: section 'b': mode for its UUID is set at " F20 ":4 and at " F10
+				":3: daxctl joins the files' values and accepts neither: skipped",
+			    F10 ":1: section 'a': mode for its UUID is set at " F20 ":4 and at " F10
+				":3: daxctl joins the files' values and accepts neither: skipped");
+	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_SKIPPED);
+	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_SKIPPED);
+}
+
+/* movable in two files: the first character of the joined values counts, that of the file daxctl
+ * reads first, the one whose name sorts last; an invalid value read first hides a valid one, so
+ * the default (true) holds. */
+static void test_files_bool_order(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		enum pmemram_zone zone;
+		size_t n;
+	} cases[] = {
+		{ "movable = true\n", "movable = no\n", PMEMRAM_ZONE_NORMAL, 1 },
+		{ "movable = false\n", "movable = maybe\n", PMEMRAM_ZONE_MOVABLE, 2 },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+		struct pmemram_config_errors w;
+		char a[256], b[256];
+
+		snprintf(a, sizeof(a), "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n%s",
+			 cases[i].a);
+		snprintf(b, sizeof(b), "[reconfigure-device b]\nnvdimm.uuid = " UUID_A "\n%s", cases[i].b);
+		c = parse2(a, b, &w);
+		assert_int_equal(c->n_claims, 1);
+		assert_int_equal(c->claims[0].zone, cases[i].zone);
+		assert_int_equal(w.n, cases[i].n);
+		assert_string_equal(w.msg[w.n - 1], F10 ":4: key 'movable': also set for UUID " UUID_A " at " F20
+							":3, which daxctl reads first (last file name first) and whose "
+							"value counts: this one is ignored");
+	}
+}
+
+/* One section name in two files for two UUIDs: two sections to daxctl, two claims. */
+static void test_files_same_name(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse2("[reconfigure-device fast]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
+		   "\n[reconfigure-device fast]\nnvdimm.uuid = " UUID_B "\nmode = system-ram\n", &w);
+	assert_int_equal(c->n_claims, 2);
+	assert_string_equal(c->claims[0].name, "daxctl:fast");
+	assert_string_equal(c->claims[1].name, "daxctl:fast-20-b.conf-2");
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0], F20 ":2: section 'fast': the name is also that of the section at " F10
+					  ":1, for another UUID; daxctl applies both, and this one's claim is named "
+					  "'daxctl:fast-20-b.conf-2'");
+}
+
+/* A bad section for a UUID spoils the others for it: daxctl would join their keys.  A line daxctl
+ * cannot parse in one file: daxctl stops with an error, so no file's section is used. */
+static void test_files_refused(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+
+	pmemram_config_free(expect_no_claim(
+		"[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
+		"[reconfigure-device b]\nnvdimm.uuid = " UUID_A "\nonline = yes\nmode = ram\n", 2, NULL,
+		F10 ":1: section 'a': section 'b' (" F20
+		    ":1) for the same UUID is skipped, and daxctl would join its keys with this one's: skipped"));
+
+	c = expect_no_claim("[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n",
+			    "[reconfigure-device b]\nnvdimm.uuid = " UUID_B "\nmode system-ram\n", 1, NULL,
+			    F20 ":3: expected '[section]' or 'key = value', got 'mode system-ram' (daxctl rejects the "
+				"whole configuration)");
+	assert_int_equal(c->daxctl[0].state, PMEMRAM_DAXCTL_SKIPPED);
+	assert_string_equal(c->daxctl[0].text, "daxctl cannot read " F20 ":3, and then applies no section");
+	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_SKIPPED);
+}
+
+/* What pmemram cannot read as daxctl would: a line longer than iniparser's (also when continued), a
+ * file larger than pmemram reads.  Either way daxctl would change no device, so no section counts. */
+static void test_files_too_long(void **state)
+{
+	_cleanup_(freep) char *big = NULL, *line = NULL;
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	const char *ok = "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n";
+	size_t half = PMEMRAM_CONFIG_MAX_LINE / 2 + 1;
+
+	/* "# xxx...\\" and "yyy...": each fits, the two joined do not */
+	line = calloc(1, 2 * half + 8);
+	assert_non_null(line);
+	memset(line, 'x', half);
+	memcpy(line, "# ", 2);
+	memcpy(line + half, "\\\n", 2);
+	memset(line + half + 2, 'y', half);
+	line[2 * half + 2] = '\n';
+	c = expect_no_claim(ok, line, 1, NULL, F20 ":2: line longer than 1024 bytes");
+	assert_string_equal(c->daxctl[0].text, "daxctl cannot read " F20 ":2, and then applies no section");
+	c = pmemram_config_free(c);
+
+	big = malloc(PMEMRAM_CONFIG_MAX_FILE_SIZE + 2);
+	assert_non_null(big);
+	memset(big, '\n', PMEMRAM_CONFIG_MAX_FILE_SIZE + 1);
+	big[PMEMRAM_CONFIG_MAX_FILE_SIZE + 1] = '\0';
+	c = expect_no_claim(ok, big, 1, NULL,
+			    F20 ": larger than 65536 bytes: not read, and no section of daxctl.conf.d is used");
+	assert_string_equal(c->daxctl[0].text, "daxctl cannot read " F20 ", and then applies no section");
 }
 
 /* The sections as status and plan give them. */
@@ -339,12 +577,25 @@ static void test_regular_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),	       cmocka_unit_test(test_booleans),
-		cmocka_unit_test(test_malformed),      cmocka_unit_test(test_no_section),
-		cmocka_unit_test(test_untranslatable), cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_duplicate),      cmocka_unit_test(test_json),
-		cmocka_unit_test(test_regular_files),  cmocka_unit_test(test_upper_case_uuid),
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_no_section),
+		cmocka_unit_test(test_untranslatable),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_duplicate),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_regular_files),
+		cmocka_unit_test(test_upper_case_uuid),
 		cmocka_unit_test(test_nameless),
+		cmocka_unit_test(test_reopened_uuid),
+		cmocka_unit_test(test_continued_lines),
+		cmocka_unit_test(test_files_join),
+		cmocka_unit_test(test_files_mode_twice),
+		cmocka_unit_test(test_files_bool_order),
+		cmocka_unit_test(test_files_same_name),
+		cmocka_unit_test(test_files_refused),
+		cmocka_unit_test(test_files_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1025,6 +1025,7 @@ int pmemram_config_new(struct pmemram_config **ret)
 	c->online_at_bind_set.file = -1;
 	c->daxctl_conf = true;
 	c->daxctl_conf_set.file = -1;
+	c->daxctl_unreadable.file = -1;
 	*ret = c;
 	return 0;
 }

@@ -87,17 +87,22 @@ enum pmemram_daxctl_state {
 	PMEMRAM_DAXCTL_CONFLICT,  /* a pmemram claim for the same UUID disagrees: that one is used */
 	PMEMRAM_DAXCTL_SKIPPED,	  /* not used: text says why (a warning was given, but for mode = devdax,
 				   * which is not a claim: pmemramd logs it at info) */
+	PMEMRAM_DAXCTL_MERGED,	  /* another file's section for the same UUID: its keys joined the
+				   * section whose mode counts, which claim names */
 	_PMEMRAM_DAXCTL_STATE_MAX,
 };
 
 struct pmemram_daxctl_section {
 	char name[PMEMRAM_CONFIG_NAME_MAX]; /* after "reconfigure-device ", made safe to print */
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* nvdimm.uuid, lower case; "" when missing or invalid */
-	bool system_ram;		    /* mode = system-ram */
-	bool online;			    /* online = (default true) */
-	bool movable;			    /* movable = (default true) */
+	bool system_ram;		    /* mode = system-ram (for its UUID, once merged) */
+	bool online;			    /* online = (default true; for its UUID, once merged) */
+	bool movable;			    /* movable = (default true; for its UUID, once merged) */
+	/* The first character of online and movable as written, '\0' when unset or empty: daxctl
+	 * joins the values of every file and reads the first character of the result. */
+	char online_first, movable_first;
 	struct pmemram_config_origin defined, uuid_set, mode_set, online_set, movable_set;
-	bool invalid; /* a key of it was malformed: it is skipped */
+	bool invalid; /* skipped with a warning: a key malformed, or refused with its UUID's other sections */
 	enum pmemram_daxctl_state state;
 	char claim[PMEMRAM_CONFIG_NAME_MAX]; /* the claim it became, agrees or conflicts with */
 	char text[PMEMRAM_CONFIG_ERROR_MAX]; /* why it was skipped, what the conflict is */
@@ -157,6 +162,9 @@ struct pmemram_config {
 	struct pmemram_config_origin daxctl_conf_set;
 	size_t n_daxctl;
 	struct pmemram_daxctl_section *daxctl; /* in the order read */
+	/* A daxctl file pmemram cannot read as daxctl would (line 0: the whole file), file -1 when
+	 * none: daxctl would then fail for every device, so no section is used. */
+	struct pmemram_config_origin daxctl_unreadable;
 	size_t n_files;
 	char **files; /* names of the files read, as used in messages */
 };
@@ -232,17 +240,20 @@ void pmemram_config_names_free(char **names);
 /* Parse one daxctl file's text (filename as used in messages, a full path) into c->daxctl. */
 int pmemram_daxctl_parse(struct pmemram_config *c, const char *filename, const char *text, size_t size,
 			 struct pmemram_config_errors *warnings);
-/* Read dir's *.conf files (lexical order, hidden ones skipped) open at dir_fd, named dir in
- * messages, with pmemram_daxctl_parse(); then pmemram_daxctl_merge().  Nothing when c says
- * daxctl-conf = no.  0, or -ENOMEM; an unreadable file or directory is a warning. */
+/* Read the files of dir (open at dir_fd, named dir in messages) that daxctl reads, hidden ones too,
+ * in lexical order, with pmemram_daxctl_parse(); then pmemram_daxctl_merge().  Nothing when c says
+ * daxctl-conf = no.  0, or -ENOMEM; an unreadable file or directory is a warning, and then no
+ * section is used (c->daxctl_unreadable), as daxctl would fail. */
 int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, struct pmemram_config_errors *warnings);
-/* Turn the parsed sections into claims, or note them redundant or in conflict with a pmemram claim
- * by the same UUID; a later section for a UUID already seen is skipped.  0, or -ENOMEM. */
+/* Join the sections for each UUID as daxctl does (files parsed in lexical order, daxctl reads them
+ * the other way round) and turn each UUID's into one claim, or note it redundant or in conflict
+ * with a pmemram claim by the same UUID; what daxctl would refuse or pmemram finds ambiguous is
+ * skipped with a warning.  0, or -ENOMEM. */
 int pmemram_daxctl_merge(struct pmemram_config *c, struct pmemram_config_errors *warnings);
 /* The pmemram claim a usable section stands for, as [claim "NAME"] keys would set it:
  * -EINVAL when it is not usable (text in ret_why, may be NULL). */
 int pmemram_daxctl_to_claim(const struct pmemram_daxctl_section *s, struct pmemram_claim *ret, const char **ret_why);
-/* "claimed", "redundant", "conflict", "skipped". */
+/* "claimed", "redundant", "conflict", "skipped", "merged". */
 const char *pmemram_daxctl_state_to_string(enum pmemram_daxctl_state s);
 
 const struct pmemram_claim *pmemram_config_find_claim(const struct pmemram_config *c, const char *name);

@@ -236,7 +236,7 @@ int pmemram_plan_print(const struct pmemram_plan *plan, FILE *f);
 struct json_object;
 int pmemram_plan_to_json(const struct pmemram_plan *plan, struct json_object **ret);
 /* The daxctl.conf.d sections of c as a JSON array of {"origin": "FILE:LINE", "section", "uuid",
- * "state": "claimed"|"redundant"|"conflict"|"skipped", "claim", "text"}; NULL without memory. */
+ * "state": "claimed"|"redundant"|"conflict"|"merged"|"skipped", "claim", "text"}; NULL without memory. */
 struct json_object *pmemram_daxctl_to_json(const struct pmemram_config *c);
 
 _PMEMRAM_DEFINE_POINTER_CLEANUP_FUNC(struct pmemram_plan, pmemram_plan_free)
