@@ -132,8 +132,8 @@ static const struct pmemram_claim *outranked_by(const struct pmemram_config *c, 
 		const struct pmemram_observed_dax *d = &w->o->observed.devices[i];
 		const struct pmemram_claim *claim = pmemram_config_find_claim(c, w->plan->verdicts[i].claim);
 
-		if (claim && !claim->from_daxctl &&
-		    (!strcasecmp(d->uuid, s->uuid) || !strcasecmp(d->info_uuid, s->uuid)))
+		/* daxctl matches the info block's UUID alone (as the section's claim does) */
+		if (claim && !claim->from_daxctl && !strcasecmp(d->info_uuid, s->uuid))
 			return claim;
 	}
 	return NULL;

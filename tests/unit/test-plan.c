@@ -121,6 +121,19 @@ static struct pmemram_observed_dax *add_dax(struct world *w, const char *name, c
 	return d;
 }
 
+/* add_dax() for a devdax namespace as ndctl creates it: its info block's UUID is info (what
+ * daxctl.conf.d names), its label's another one. */
+static struct pmemram_observed_dax *add_nd_dax(struct world *w, const char *name, const char *info, uint64_t start,
+					       uint64_t size)
+{
+	struct pmemram_observed_dax *d =
+		add_dax(w, name, "0f0f0f0f-0000-4000-8000-000000000000", PMEMRAM_DAX_DEVDAX, start, size);
+
+	d->uuid[7] = name[3]; /* one label UUID a device */
+	strcpy(d->info_uuid, info);
+	return d;
+}
+
 /* dax0.0 claimed by UUID in the given mode; kmem-bound devices get their blocks offline. */
 static struct pmemram_observed_dax *world_with_dax(struct world *w, enum pmemram_dax_mode mode)
 {
@@ -653,8 +666,8 @@ static void test_precedence_daxctl(void **state)
 	assert_int_equal(c->n_claims, 3);
 
 	world_init(&w);
-	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, START, SIZE);
-	strcpy(add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
+	add_nd_dax(&w, "dax0.0", UUID, START, SIZE);
+	strcpy(add_nd_dax(&w, "dax1.0", UUID2, START + 8 * BLOCK, BLOCK)->region, "region1");
 	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
 	assert_int_equal(p->n_verdicts, 2);
 	assert_string_equal(p->verdicts[0].claim, "region");
@@ -677,9 +690,9 @@ static void test_daxctl_conflict_broad(void **state)
 	struct world w;
 
 	world_init(&w);
-	add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, START, SIZE);
-	strcpy(add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK)->region, "region1");
-	strcpy(add_dax(&w, "dax2.0", UUID3, PMEMRAM_DAX_DEVDAX, START + 16 * BLOCK, BLOCK)->region, "region2");
+	add_nd_dax(&w, "dax0.0", UUID, START, SIZE);
+	strcpy(add_nd_dax(&w, "dax1.0", UUID2, START + 8 * BLOCK, BLOCK)->region, "region1");
+	strcpy(add_nd_dax(&w, "dax2.0", UUID3, START + 16 * BLOCK, BLOCK)->region, "region2");
 	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
 	assert_int_equal(p->n_verdicts, 3);
 	/* movable = true (the default) against online = normal */
@@ -694,6 +707,33 @@ static void test_daxctl_conflict_broad(void **state)
 	assert_string_equal(p->verdicts[2].claim, "rest");
 	assert_string_equal(p->verdicts[2].conflict, "");
 	assert_int_equal(p->n_unmatched, 0);
+}
+
+/* A daxctl section matches the info block's UUID alone, as daxctl does: one naming the
+ * namespace's label UUID claims nothing, and the device's verdict says why. */
+static void test_daxctl_info_uuid_only(void **state)
+{
+	static const char theirs[] = "[reconfigure-device label]\nnvdimm.uuid = " UUID "\nmode = system-ram\n"
+				     "[reconfigure-device info]\nnvdimm.uuid = " UUID3 "\nmode = system-ram\n";
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config_daxctl("", theirs);
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	world_init(&w);
+	d = add_dax(&w, "dax0.0", UUID, PMEMRAM_DAX_DEVDAX, START, SIZE);
+	strcpy(d->info_uuid, UUID2);
+	d = add_dax(&w, "dax1.0", UUID2, PMEMRAM_DAX_DEVDAX, START + 8 * BLOCK, BLOCK);
+	strcpy(d->info_uuid, UUID3);
+	strcpy(d->region, "region1");
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
+	assert_int_equal(p->n_verdicts, 2);
+	assert_int_equal(p->verdicts[0].verdict, PMEMRAM_VERDICT_IGNORED);
+	assert_string_equal(p->verdicts[0].text,
+			    "not claimed: daxctl section 'label' (/etc/daxctl.conf.d/a.conf:1) names the namespace's "
+			    "label UUID, and daxctl matches the info block's, " UUID2 " (ndctl list's uuid)");
+	assert_string_equal(p->verdicts[1].claim, "daxctl:info");
+	assert_string_equal(p->verdicts[1].matched_by, "info-uuid");
 }
 
 /* Soft-reserved devices are claimed by range or target node, never NVDIMM ones, whatever their names. */
@@ -1279,6 +1319,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_precedence_daxctl),
 		cmocka_unit_test(test_daxctl_conflict_broad),
+		cmocka_unit_test(test_daxctl_info_uuid_only),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_namespace_convert_only_claimed),
 		cmocka_unit_test(test_create),

@@ -259,11 +259,15 @@ static bool cxl_has_memdev(const struct pmemram_cxl_origin *o, const char *seria
 	return false;
 }
 
+static bool info_uuid_matches(const char *uuid, const struct pmemram_observed_dax *d)
+{
+	return d->info_uuid[0] && strcasecmp(uuid, d->info_uuid) == 0;
+}
+
 static bool uuid_matches(const char *uuid, const struct pmemram_observed_dax *d)
 {
 	/* The label's UUID, or the info block's: ndctl list -N shows the latter. */
-	return (d->uuid[0] && strcasecmp(uuid, d->uuid) == 0) ||
-	       (d->info_uuid[0] && strcasecmp(uuid, d->info_uuid) == 0);
+	return (d->uuid[0] && strcasecmp(uuid, d->uuid) == 0) || info_uuid_matches(uuid, d);
 }
 
 static bool is_cxl_claim(const struct pmemram_claim *c)
@@ -286,7 +290,8 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 {
 	switch (c->match) {
 	case PMEMRAM_MATCH_UUID:
-		return uuid_matches(c->match_value, d);
+		/* daxctl looks sections up by the nd_dax's (info block's) UUID alone (daxctl/device.c). */
+		return c->from_daxctl ? info_uuid_matches(c->match_value, d) : uuid_matches(c->match_value, d);
 	case PMEMRAM_MATCH_DEVICE:
 		return streq(c->match_value, d->dax.name);
 	case PMEMRAM_MATCH_REGION:
@@ -357,7 +362,7 @@ static void daxctl_conflict(const struct pmemram_config *c, struct pmemram_devic
 		const struct pmemram_daxctl_section *s = &c->daxctl[i];
 		bool devdax = s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram;
 
-		if ((s->state != PMEMRAM_DAXCTL_CLAIMED && !devdax) || !uuid_matches(s->uuid, d))
+		if ((s->state != PMEMRAM_DAXCTL_CLAIMED && !devdax) || !info_uuid_matches(s->uuid, d))
 			continue;
 		if (!devdax && s->movable == (claim->zone == PMEMRAM_ZONE_MOVABLE))
 			continue;
@@ -371,6 +376,27 @@ static void daxctl_conflict(const struct pmemram_config *c, struct pmemram_devic
 				 "daxctl section '%.63s' (%.100s) says movable = %s, claim '%.63s' online = %s: the claim is used",
 				 s->name, where, s->movable ? "true" : "false", claim->name,
 				 pmemram_config_online_to_string(claim->zone));
+		return;
+	}
+}
+
+/* An unclaimed device whose namespace's label UUID a daxctl.conf.d section names: say that daxctl
+ * (and pmemram for it) matches the info block's UUID, the one ndctl list shows as uuid. */
+static void daxctl_label_uuid(const struct pmemram_config *c, struct pmemram_device_verdict *v,
+			      const struct pmemram_observed_dax *d)
+{
+	char where[PMEMRAM_CONFIG_ERROR_MAX];
+
+	for (size_t i = 0; i < c->n_daxctl && d->uuid[0]; i++) {
+		const struct pmemram_daxctl_section *s = &c->daxctl[i];
+
+		if (strcasecmp(s->uuid, d->uuid) != 0)
+			continue;
+		pmemram_config_origin_to_string(c, s->defined, where, sizeof(where));
+		set_verdict(v, PMEMRAM_REASON_UNCLAIMED,
+			    "not claimed: daxctl section '%.40s' (%.100s) names the namespace's label UUID, and daxctl "
+			    "matches the info block's, %s (ndctl list's uuid)",
+			    s->name, where, d->info_uuid[0] ? d->info_uuid : "unknown");
 		return;
 	}
 }
@@ -545,6 +571,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	}
 	if (!claim) {
 		set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration");
+		daxctl_label_uuid(b->config, v, d);
 		if (d->cxl.error && has_cxl_claim(b->config)) {
 			char note[PMEMRAM_PLAN_TEXT_MAX];
 
@@ -718,8 +745,9 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 	enum pmemram_reason reason;
 	int r;
 
+	/* Not daxctl's: it matches the info block of an enabled dax device, and converts nothing. */
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
-		if (c->claims[i].match == PMEMRAM_MATCH_UUID && ns->uuid[0] &&
+		if (c->claims[i].match == PMEMRAM_MATCH_UUID && !c->claims[i].from_daxctl && ns->uuid[0] &&
 		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
 			claim = &c->claims[i];
 	for (size_t i = 0; i < c->n_claims && !claim; i++)

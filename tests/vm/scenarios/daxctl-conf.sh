@@ -1,7 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A machine configured for daxctl alone: a devdax namespace, a section for its
-# UUID in /etc/daxctl.conf.d and no claim of pmemram's.  After a reboot
+# UUID in /etc/daxctl.conf.d and no claim of pmemram's.  The UUID is the one
+# daxctl matches: the info block's, ndctl's "uuid", not the label's that
+# create-namespace -u sets.  Two more files name the same UUID with only
+# movable, 40-bench-zone.conf false and 60-bench-zone.conf true: daxctl joins
+# the files' values, reading the directory from the last name to the first,
+# so 60's true counts; both are listed as merged.  After a reboot
 # pmemramd has the device online in the zone the section asks for (movable =
 # true: Movable), status and the journal name the section's FILE:LINE, and
 # daxctl, a client we did not write, agrees.  Then a claim of pmemram's for
@@ -19,18 +24,26 @@ set -u
 . ./lib.sh
 
 conf=/etc/daxctl.conf.d/50-bench.conf
+conf40=/etc/daxctl.conf.d/40-bench-zone.conf
+conf60=/etc/daxctl.conf.d/60-bench-zone.conf
 id_claim=37ed0d5058ef4298923dfd3c53dafb13
+id_warning=e5672de3b0364cc199de2563aced8d85
 id_conflict=df2217713add43b7af4146f3e9198fd7
 
 if [ "${PMEMRAM_BOOT:-1}" = 1 ]; then
-	plan 4
+	plan 5
 	u=$(new_uuid)
 	must "initialise the label area" init_labels
 	dev=$(mkns dax devdax all "$u") || bail "cannot create the namespace"
 	is "the namespace is devdax" "$(dev_driver "$dev")" device_dax
+	info=$(jq -r .uuid "$PMEMRAM_OUT/ns-dax.json")
+	ok "ndctl's uuid ($info) is the info block's, not the label's ($u)" \
+		sh -c "[ '$info' = \"\$(cat /sys/bus/dax/devices/$dev/../uuid)\" ] && [ '$info' != '$u' ]"
 	mkdir -p /etc/daxctl.conf.d
-	printf '# as daxctl-reconfigure-device(1) documents it\n[reconfigure-device bench]\nnvdimm.uuid = %s\nmode = system-ram\nonline = true\nmovable = true\n' \
-		"$u" >"$conf"
+	printf '# as daxctl-reconfigure-device(1) documents it\n[reconfigure-device bench]\nnvdimm.uuid = %s\nmode = system-ram\nonline = true\n' \
+		"$info" >"$conf"
+	printf '[reconfigure-device zone]\nnvdimm.uuid = %s\nmovable = false\n' "$info" >"$conf40"
+	printf '[reconfigure-device zone]\nnvdimm.uuid = %s\nmovable = true\n' "$info" >"$conf60"
 	ok "no claim of pmemram's own" sh -c "! grep -rqs '^\[claim' /etc/pmemram"
 	# daxctl's own hook, by hand: the RUN its udev rule adds for the device, and that command
 	# run as udev would run it, with the section in place.
@@ -44,14 +57,14 @@ if [ "${PMEMRAM_BOOT:-1}" = 1 ]; then
 	while read -r line; do note "daxctl hook: $line"; done <"$PMEMRAM_OUT/daxctl-hook-boot1.txt"
 	is "the device is still devdax after daxctl's hook command" "$(dev_driver "$dev")" device_dax
 	ok "enable pmemramd" systemctl enable pmemramd.service
-	echo "$dev $u" >"$PMEMRAM_OUT/boot-device"
+	echo "$dev $u $info" >"$PMEMRAM_OUT/boot-device"
 	touch "$PMEMRAM_OUT/reboot-requested"
 	exit 0
 fi
 
-plan 16
-read -r dev u <"$PMEMRAM_OUT/boot-device"
-note "second boot: $dev, namespace $u"
+plan 17
+read -r dev u info <"$PMEMRAM_OUT/boot-device"
+note "second boot: $dev, namespace $u, info block $info"
 n=$(dev_blocks "$dev" | grep -c .)
 
 # What daxctl's own hook did at this boot: its udev rule and the journal's lines about it.
@@ -67,19 +80,21 @@ while read -r line; do note "daxctl hook: $line"; done < <(head -n 20 "$PMEMRAM_
 
 is "pmemramd is active" "$(systemctl is-active pmemramd.service)" active
 is "$dev is bound to kmem" "$(dev_driver "$dev")" kmem
-is "all $n blocks of $dev are online Movable (movable = true)" "$(dev_state "$dev")" "$n online Movable"
+is "all $n blocks of $dev are online Movable (movable = true, from $conf60)" "$(dev_state "$dev")" "$n online Movable"
 is "daemon: $dev converged under claim daxctl:bench" \
 	"$(pmemramctl status --json | jq -r --arg d "$dev" '.daemon.reconcile.plan.devices[] | select(.device == $d) | "\(.verdict) \(.claim)"')" \
 	"converged daxctl:bench"
-is "status --json: the section, its FILE:LINE and its claim" \
-	"$(pmemramctl status --json | jq -r '.daemon.daemon.daxctl[] | "\(.origin) \(.state) \(.claim)"')" \
-	"$conf:2 claimed daxctl:bench"
+is "status --json: the sections, their FILE:LINE and their claim" \
+	"$(pmemramctl status --json | jq -r '.daemon.daemon.daxctl[] | "\(.origin) \(.state) \(.claim)"' | tr '\n' ' ')" \
+	"$conf40:1 merged daxctl:bench $conf:2 claimed daxctl:bench $conf60:1 merged daxctl:bench "
 pmemramctl status >"$PMEMRAM_OUT/status.txt" 2>&1
 ok "status names $conf:2 as the claim's origin" \
 	grep -qF "$conf:2: [reconfigure-device bench] claimed as 'daxctl:bench'" "$PMEMRAM_OUT/status.txt"
 ok "plan lists the section too" sh -c "pmemramctl plan | grep -qF '$conf:2: [reconfigure-device bench] claimed'"
 ok "the journal has the daxctl-claim event with PMEMRAM_ORIGIN=$conf:2" \
 	sh -c "journalctl -b -u pmemramd -o verbose MESSAGE_ID=$id_claim | grep -qxF '    PMEMRAM_ORIGIN=$conf:2'"
+ok "the journal warns that $conf40:3's movable is overridden by $conf60:3" \
+	sh -c "journalctl -b -u pmemramd -o cat MESSAGE_ID=$id_warning | grep -qF '$conf40:3: key '\''movable'\'': also set for UUID $info at $conf60:3'"
 
 daxctl list -M -d "$dev" >"$PMEMRAM_OUT/daxctl-list.json"
 is "daxctl says mode system-ram" "$(jq -r '.[0].mode' "$PMEMRAM_OUT/daxctl-list.json")" system-ram
@@ -87,12 +102,12 @@ is "daxctl says movable" "$(jq -r '.[0].movable' "$PMEMRAM_OUT/daxctl-list.json"
 is "daxctl: all $n blocks online" "$(jq -r '.[0].online_memblocks' "$PMEMRAM_OUT/daxctl-list.json")" "$n"
 
 # A claim of pmemram's for the same UUID that disagrees: a conflict, pmemram's claim is the one used.
-printf '[global]\n[claim "mine"]\nmatch = uuid:%s\nonline = normal\n' "$u" >/etc/pmemram/pmemram.conf
+printf '[global]\n[claim "mine"]\nmatch = uuid:%s\nonline = normal\n' "$info" >/etc/pmemram/pmemram.conf
 ok "reload pmemramd" systemctl reload pmemramd.service
 ok "the journal has the daxctl-conflict event naming $conf:2 and claim mine" \
 	wait_for 10 "journalctl -b -u pmemramd -o verbose MESSAGE_ID=$id_conflict | grep -qxF '    PMEMRAM_ORIGIN=$conf:2'"
 ok "status --json: the section is now a conflict with claim mine" \
-	wait_for 10 "[ \"\$(pmemramctl status --json | jq -r '.daemon.daemon.daxctl[] | \"\\(.state) \\(.claim)\"')\" = 'conflict mine' ]"
+	wait_for 10 "[ \"\$(pmemramctl status --json | jq -r '.daemon.daemon.daxctl[] | select(.section == \"bench\") | \"\\(.state) \\(.claim)\"')\" = 'conflict mine' ]"
 # Its claim decides for the device now.  It asks for Normal, so pmemramd offlines the Movable
 # blocks (their pages can migrate, unlike those of Normal blocks) and onlines them Normal.
 ok "the daemon's verdict for $dev is converged under claim mine" \
