@@ -12,16 +12,16 @@
 
 #define DEVDAX_ALIGN PMEMRAM_DEVDAX_ALIGN
 
-_printf_(6, 0) static void ndctl_log(struct ndctl_ctx *nctx, int priority, const char *file, int line, const char *fn,
-				     const char *format, va_list args)
-{
-	const struct ndctl_api *api;
+/* The job whose libndctl context is live on this thread.  libndctl's log function is handed only
+ * that context, and reading the context's userdata back would take the function table, which is
+ * the job's own: libndctl as loaded, or the one its caller passed. */
+static _Thread_local struct pmemram_ctx *log_ctx;
 
+_printf_(6, 0) static void ndctl_log(_unused_ struct ndctl_ctx *nctx, int priority, const char *file, int line,
+				     const char *fn, const char *format, va_list args)
+{
 	(void)priority;
-	/* Only libndctl calls this, so it is loaded. */
-	if (ndctl_api_get(NULL, &api) < 0)
-		return;
-	lib_log_forward(api->get_userdata(nctx), "libndctl", file, line, fn, format, args);
+	lib_log_forward(log_ctx, "libndctl", file, line, fn, format, args);
 }
 
 static void uuid_format(const unsigned char *u, char *buf, size_t size)
@@ -243,37 +243,42 @@ static int create(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct n
 typedef int (*ndctl_job)(struct pmemram_ctx *ctx, const struct ndctl_api *api, struct ndctl_ctx *nctx, const char *a,
 			 const char *b);
 
-/* A libndctl context of its own for each job: they are rare, and change what a kept one listed. */
-static int with_ndctl(struct pmemram_ctx *ctx, ndctl_job job, const char *a, const char *b)
+/* A libndctl context of its own for each job: they are rare, and change what a kept one listed.
+ * api is the function table to call, NULL for libndctl itself. */
+static int with_ndctl(struct pmemram_ctx *ctx, const struct ndctl_api *api, ndctl_job job, const char *a, const char *b)
 {
-	const struct ndctl_api *api;
+	struct pmemram_ctx *outer = log_ctx;
 	struct ndctl_ctx *nctx;
 	int r;
 
 	if (!ctx || !a || !b)
 		return -EINVAL;
-	r = ndctl_api_get(ctx, &api);
-	if (r < 0)
-		return r;
+	if (!api) {
+		r = ndctl_api_get(ctx, &api);
+		if (r < 0)
+			return r;
+	}
+	log_ctx = ctx;
 	r = api->new_ctx(&nctx);
-	if (r < 0)
+	if (r < 0) {
+		log_ctx = outer;
 		return log_debug_errno(ctx, r, "ndctl_new: %s", strerror(-r));
-	api->set_userdata(nctx, ctx);
+	}
 	api->set_log_fn(nctx, ndctl_log);
 	api->set_log_priority(nctx, pmemram_ctx_get_log_priority(ctx));
 	r = job(ctx, api, nctx, a, b);
 	api->unref(nctx);
+	log_ctx = outer;
 	return r;
 }
 
-int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *namespace_name,
+int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name,
 				    const char *uuid)
 {
-	return with_ndctl(ctx, convert, namespace_name, uuid);
+	return with_ndctl(ctx, userdata, convert, namespace_name, uuid);
 }
 
-int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *region,
-				   const char *name)
+int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name)
 {
-	return with_ndctl(ctx, create, region, name);
+	return with_ndctl(ctx, userdata, create, region, name);
 }

@@ -14,8 +14,6 @@
 static const struct lib_symbol symbols[] = {
 	{ "ndctl_new", offsetof(struct ndctl_api, new_ctx) },
 	SYMBOL(unref),
-	SYMBOL(set_userdata),
-	SYMBOL(get_userdata),
 	SYMBOL(set_log_fn),
 	SYMBOL(set_log_priority),
 	SYMBOL(bus_get_first),

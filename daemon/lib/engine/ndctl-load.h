@@ -12,8 +12,6 @@ struct pmemram_ctx;
 struct ndctl_api {
 	typeof(ndctl_new) *new_ctx;
 	typeof(ndctl_unref) *unref;
-	typeof(ndctl_set_userdata) *set_userdata;
-	typeof(ndctl_get_userdata) *get_userdata;
 	typeof(ndctl_set_log_fn) *set_log_fn;
 	typeof(ndctl_set_log_priority) *set_log_priority;
 	typeof(ndctl_bus_get_first) *bus_get_first;

@@ -57,7 +57,9 @@ extern const struct pmemram_apply_ops pmemram_apply_default_ops;
  *   4. attach the region's dax seed (new info-block UUID, memmap in the device, 2 MiB alignment)
  *      and 5. enable it; the dax device writes its info block over the old one.
  * -ESTALE when the namespace's UUID is not uuid, -EOPNOTSUPP for a sector namespace, -ENODEV when
- * libndctl does not list it.  Ignores userdata.
+ * libndctl does not list it.  userdata is the libndctl to call: NULL for the library itself,
+ * loaded on first use, or a const struct ndctl_api * (ndctl-load.h) standing in for it, so that an
+ * ops table naming this function with that userdata runs it against a fake library.
  */
 int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name,
 				    const char *uuid);
@@ -70,7 +72,7 @@ int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, con
  * region with that name, that UUID and a size, raw or devdax, is finished instead of making
  * another.  -EEXIST when a namespace of the region has the name or the UUID without being that one
  * (it may hold data: it is not touched); pmemram_create_size()'s -ENOSPC and -EOPNOTSUPP; -ENODEV
- * when libndctl does not list the region.
+ * when libndctl does not list the region.  userdata as for pmemram_ndctl_convert_namespace().
  */
 int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name);
 
