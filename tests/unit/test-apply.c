@@ -147,12 +147,16 @@ static int fake_enable_kmem(struct pmemram_ctx *ctx, void *userdata, const char 
 
 /* As the kernel after libndctl's steps: the namespace held by an enabled nd_dax device dax0.9,
  * or, with f->convert_stops, held by dax0.9 not bound to its driver (enabling it failed). */
-static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns, const char *uuid)
+static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *ns, const char *uuid, char *why,
+				  size_t why_size)
 {
 	struct fake *f = userdata;
 	char path[96];
 
 	assert_non_null(ctx);
+	/* the applier hands over an empty message for the op to fill on failure */
+	assert_true(why_size > 0);
+	assert_string_equal(why, "");
 	record(f, "convert %s %s", ns, uuid);
 	if (f->convert_ignored)
 		return 0;
@@ -170,11 +174,14 @@ static int fake_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const
 
 /* As the kernel after libndctl's creation: region0's seed namespace0.1 sized, named, given the
  * claim's UUID and devdax through an enabled dax0.9 (unless f->convert_ignored or create_error). */
-static int fake_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name)
+static int fake_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
+				 char *why, size_t why_size)
 {
 	struct fake *f = userdata;
 
 	assert_non_null(ctx);
+	assert_true(why_size > 0);
+	assert_string_equal(why, "");
 	record(f, "create %s %s", region, name);
 	if (f->convert_ignored || f->create_error)
 		return f->create_error;
@@ -604,14 +611,14 @@ static void test_convert_namespace(void **state)
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace0.0/uuid", NS_UUID "\n"), 0);
 	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, &o, &report), -EOPNOTSUPP);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EOPNOTSUPP,
-		      "namespace0.0: conversion to devdax failed: Operation not supported (mode now memory)");
+		      "namespace0.0: conversion to devdax failed (mode now memory): Operation not supported");
 	report = pmemram_apply_report_free(report);
 
 	/* Cut short: mode dax, but its dax device not enabled; the same action finishes it. */
 	f->convert_stops = true;
 	assert_int_equal(run(f, actions, 1, false, &report), -ENXIO);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENXIO,
-		      "namespace0.0: conversion to devdax failed: No such device or address (mode now dax)");
+		      "namespace0.0: conversion to devdax failed (mode now dax): No such device or address");
 	report = pmemram_apply_report_free(report);
 	f->convert_stops = false;
 	assert_int_equal(run(f, actions, 1, false, &report), 0);
@@ -843,11 +850,11 @@ static void test_default_ops_use_libndctl(void **state)
 	debug_lines = 0;
 	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, NULL, &report), -ENODEV);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
-		      "namespace3.0: conversion to devdax failed: No such device (mode now raw)");
+		      "namespace3.0: conversion to devdax failed (mode now raw): libndctl does not list it");
 	report = pmemram_apply_report_free(report);
 	assert_int_equal(pmemram_apply(f->env->ctx, actions + 1, 1, NULL, &report), -ENODEV);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -ENODEV,
-		      "region99: creating a devdax namespace named 'made' failed: No such device");
+		      "region99: creating a devdax namespace named 'made' failed: libndctl does not list it");
 	report = pmemram_apply_report_free(report);
 	assert_true(debug_lines > 0);
 	pmemram_ctx_set_log_fn(f->env->ctx, NULL);

@@ -94,6 +94,8 @@ static struct lib {
 	const char *vanish;  /* a namespace ndctl_new() no longer finds (gone meanwhile) */
 	const char *relabel; /* a namespace ndctl_new() finds with another UUID (made again meanwhile) */
 	char calls[512];     /* the calls that change something, space-separated */
+	size_t chatter;	     /* error lines "chatter N" logged before the failing call's own */
+	const char *after;   /* a line logged after it */
 } lib;
 
 static void uuid_parse_hex(const char *s, unsigned char *u)
@@ -126,29 +128,54 @@ static void uuid_text(const unsigned char *u, char *buf, size_t size)
 		 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-_printf_(1, 2) static void lib_err(const char *format, ...)
+/* libndctl's err() and dbg(): only when the context's priority lets them through */
+_printf_(2, 3) static void lib_log(int priority, const char *format, ...)
 {
 	va_list args;
 
-	/* libndctl's err(): only when its priority lets LOG_ERR through */
-	if (!lib.nctx.log_fn || lib.nctx.priority < LOG_ERR)
+	if (!lib.nctx.log_fn || lib.nctx.priority < priority)
 		return;
 	va_start(args, format);
-	lib.nctx.log_fn(&lib.nctx, LOG_ERR, "libndctl.c", 1, "fake", format, args);
+	lib.nctx.log_fn(&lib.nctx, priority, "libndctl.c", 1, "fake", format, args);
 	va_end(args);
 }
 
-/* Record a call that changes something; its error when it is the one to fail. */
-static int step(const char *call, const char *object)
+#define lib_err(...) lib_log(LOG_ERR, __VA_ARGS__)
+
+/* Record a call that changes something; its error when it is the one to fail, which it logs as
+ * libndctl does: an error line, or for a sysfs attribute written (attr not NULL) a debug line. */
+static int step_attr(const char *call, const char *object, const char *attr)
 {
 	size_t len = strlen(lib.calls);
 
 	snprintf(lib.calls + len, sizeof(lib.calls) - len, "%s%s:%s", len ? " " : "", call, object);
+	lib_log(LOG_DEBUG, "%s: %s: debug words that are not an error\n", object, call);
 	if (!lib.fail || strcmp(lib.fail, call) != 0)
 		return 0;
 	lib.fail = NULL;
-	lib_err("%s: %s failed: %s\n", object, call, strerror(-lib.fail_error));
+	for (size_t i = 1; i <= lib.chatter; i++)
+		lib_err("chatter %zu\n", i);
+	if (attr)
+		lib_log(LOG_DEBUG, "failed to write %s to %s: %s\n", "1", attr, strerror(-lib.fail_error));
+	else
+		lib_err("%s: %s failed: %s\n", object, call, strerror(-lib.fail_error));
+	if (lib.after)
+		lib_err("%s\n", lib.after);
 	return lib.fail_error;
+}
+
+static int step(const char *call, const char *object)
+{
+	return step_attr(call, object, NULL);
+}
+
+/* The attribute a set_* call writes: /sys/bus/nd/devices/OBJECT/ATTR. */
+static const char *attr_path(const char *call, const char *object)
+{
+	static char path[96];
+
+	snprintf(path, sizeof(path), "/sys/bus/nd/devices/%s/%s", object, strstr(call, "set_") + strlen("set_"));
+	return path;
 }
 
 /* What the kernel shows: each namespace's mode, holder and label, each claim device's driver. */
@@ -443,7 +470,7 @@ static bool fake_namespace_is_active(struct ndctl_namespace *ns)
 static int ns_change(struct ndctl_namespace *ns, const char *call)
 {
 	const char *mode;
-	int r = step(call, ns->name);
+	int r = step_attr(call, ns->name, attr_path(call, ns->name));
 
 	if (r < 0 && !lib.fail_late)
 		return r;
@@ -563,7 +590,7 @@ static struct ndctl_dax *fake_region_get_dax_seed(struct ndctl_region *r)
 /* The kernel refuses to change a dax device's settings while it is enabled. */
 static int dax_change(struct ndctl_dax *dax, const char *call)
 {
-	int r = step(call, dax->c.name);
+	int r = step_attr(call, dax->c.name, attr_path(call, dax->c.name));
 
 	if (r < 0 && !lib.fail_late)
 		return r;
@@ -868,45 +895,84 @@ static void test_create(void **state)
 static void test_convert_done_already(void **state)
 {
 	struct fake_env *env = *state;
+	char why[PMEMRAM_PLAN_TEXT_MAX] = "stale";
 
-	assert_int_equal(pmemram_ndctl_convert_namespace(env->ctx, &fake_api, "namespace1.0", FAKE_UUID_DEVDAX), 0);
+	assert_int_equal(pmemram_ndctl_convert_namespace(env->ctx, &fake_api, "namespace1.0", FAKE_UUID_DEVDAX, why,
+							 sizeof(why)),
+			 0);
+	assert_string_equal(why, "");
 	assert_string_equal(lib.calls, "new:ctx");
 	assert_int_equal(lib.live, 0);
 	assert_true(fake_namespace_get_dax(lib_ns("namespace1.0"))->c.enabled);
-	assert_int_equal(pmemram_ndctl_create_namespace(env->ctx, &fake_api, "region7", "made"), -ENODEV);
+	assert_int_equal(pmemram_ndctl_create_namespace(env->ctx, &fake_api, "region7", "made", why, sizeof(why)),
+			 -ENODEV);
+	assert_string_equal(why, "libndctl does not list it");
 	assert_non_null(strstr(debug_log, "region7: libndctl does not list it"));
 }
 
-/* One libndctl call that fails, and the words convert.c gives that step. */
+/* One libndctl call that fails, and what the result's reason says of it after the action's own
+ * words: the step, then the library's error line about object (none for "new"). */
 struct failing {
 	const char *call;
 	const char *step;
-	bool labelled; /* a creation had given the namespace its name, UUID and size by then */
+	const char *object;
+	const char *attr; /* the sysfs attribute the call writes, NULL for an error line */
+	bool labelled;	  /* a creation had given the namespace its name, UUID and size by then */
 };
 
-static const struct failing convert_failures[] = {
-	{ "new", "ndctl_new: Input/output error", false },
-	{ "namespace_disable_safe", "namespace2.0: cannot disable it: Input/output error", false },
-	{ "pfn_delete", "namespace2.0: cannot detach its fsdax device: Input/output error", false },
-	{ "dax_set_uuid", "namespace2.0: cannot set up the dax seed: Input/output error", false },
-	{ "dax_set_location", "namespace2.0: cannot set up the dax seed: Input/output error", false },
-	{ "dax_set_align", "namespace2.0: cannot set up the dax seed: Input/output error", false },
-	{ "dax_set_namespace", "namespace2.0: cannot set up the dax seed: Input/output error", false },
-	{ "dax_enable", "namespace2.0: enabling its dax device failed: Input/output error", false },
-};
+#define EIO_TEXT "Input/output error"
+#define LIB_SAID(object, call) "; libndctl: " object ": " call " failed: " EIO_TEXT
+#define WRITE_FAILED(object, attr) "failed to write 1 to /sys/bus/nd/devices/" object "/" attr ": " EIO_TEXT
 
-/* The step is named in what the converter reports. */
-static void assert_step(const char *reason, const struct failing *f)
+/* A library line as the op keeps it: one of 80 characters or more keeps its first 20 and its last 56,
+ * joined by "...". */
+static const char *kept(const char *line)
 {
-	if (!strstr(debug_log, f->step))
-		fail_msg("%s failing: '%s' not in the log:\n%s(reason: %s)", f->call, f->step, debug_log, reason);
+	static char buf[80];
+	size_t len = strlen(line);
+
+	if (len < 80)
+		return line;
+	snprintf(buf, sizeof(buf), "%.20s...%s", line, line + len - 56);
+	return buf;
 }
 
-/* Each call failing in turn: an error naming the namespace, and the next run finishes the job. */
+/* The op's words for f: its step and the library's line. */
+static void expect_why(const struct failing *f, char *buf, size_t size)
+{
+	char line[160];
+
+	if (!f->object) {
+		snprintf(buf, size, "%s", f->step);
+		return;
+	}
+	if (f->attr)
+		snprintf(line, sizeof(line), "failed to write 1 to /sys/bus/nd/devices/%s/%s: " EIO_TEXT, f->object,
+			 f->attr);
+	else
+		snprintf(line, sizeof(line), "%s: %s failed: " EIO_TEXT, f->object, f->call);
+	snprintf(buf, size, "%s; libndctl: %s", f->step, kept(line));
+}
+
+#define DAX_SEED "cannot set up the dax seed: " EIO_TEXT
+
+static const struct failing convert_failures[] = {
+	{ "new", "ndctl_new: " EIO_TEXT, NULL, NULL, false },
+	{ "namespace_disable_safe", "cannot disable it: " EIO_TEXT, "namespace2.0", NULL, false },
+	{ "pfn_delete", "cannot detach its fsdax device: " EIO_TEXT, "pfn2.1", NULL, false },
+	{ "dax_set_uuid", DAX_SEED, "dax2.0", "uuid", false },
+	{ "dax_set_location", DAX_SEED, "dax2.0", "location", false },
+	{ "dax_set_align", DAX_SEED, "dax2.0", "align", false },
+	{ "dax_set_namespace", DAX_SEED, "dax2.0", "namespace", false },
+	{ "dax_enable", "enabling its dax device failed: " EIO_TEXT, "dax2.0", NULL, false },
+};
+
+/* Each call failing in turn: an error naming the namespace and the step, and the next run finishes
+ * the job. */
 static void test_convert_each_call_fails(void **state)
 {
 	static const struct pmemram_action a = CONVERT("namespace2.0", FAKE_UUID_FSDAX);
-	char reason[PMEMRAM_PLAN_TEXT_MAX], want[PMEMRAM_PLAN_TEXT_MAX];
+	char reason[PMEMRAM_PLAN_TEXT_MAX], want[2 * PMEMRAM_PLAN_TEXT_MAX], why[PMEMRAM_PLAN_TEXT_MAX];
 
 	for (size_t i = 0; i < ELEMENTSOF(convert_failures); i++) {
 		const struct failing *f = &convert_failures[i];
@@ -918,10 +984,9 @@ static void test_convert_each_call_fails(void **state)
 		assert_int_equal(apply(&a, reason, sizeof(reason)), -EIO);
 		assert_null(lib.fail); /* it was called */
 		claim_of(lib_ns("namespace2.0"), &mode);
-		snprintf(want, sizeof(want),
-			 "namespace2.0: conversion to devdax failed: Input/output error (mode now %s)", mode);
+		expect_why(f, why, sizeof(why));
+		snprintf(want, sizeof(want), "namespace2.0: conversion to devdax failed (mode now %s): %s", mode, why);
 		assert_string_equal(reason, want);
-		assert_step(reason, f);
 		/* the UUID kept, and no dax device left holding the namespace (a failed enable gives the
 		 * seed back) */
 		assert_string_equal(sysfs_ns("namespace2.0", "uuid"), FAKE_UUID_FSDAX);
@@ -932,22 +997,25 @@ static void test_convert_each_call_fails(void **state)
 	}
 }
 
+#define SEED_FAILED "cannot set up namespace seed namespace0.1: " EIO_TEXT
+#define DAX_SEED_FAILED "namespace0.1: " DAX_SEED
+
 static const struct failing create_failures[] = {
-	{ "new", "ndctl_new: Input/output error", false },
-	{ "namespace_set_uuid", "region0: cannot set up namespace seed namespace0.1: Input/output error", false },
-	{ "namespace_set_alt_name", "region0: cannot set up namespace seed namespace0.1: Input/output error", false },
-	{ "namespace_set_size", "region0: cannot set up namespace seed namespace0.1: Input/output error", false },
-	{ "dax_set_uuid", "namespace0.1: cannot set up the dax seed: Input/output error", true },
-	{ "dax_set_location", "namespace0.1: cannot set up the dax seed: Input/output error", true },
-	{ "dax_set_align", "namespace0.1: cannot set up the dax seed: Input/output error", true },
-	{ "dax_set_namespace", "namespace0.1: cannot set up the dax seed: Input/output error", true },
-	{ "dax_enable", "namespace0.1: enabling its dax device failed: Input/output error", true },
+	{ "new", "ndctl_new: " EIO_TEXT, NULL, NULL, false },
+	{ "namespace_set_uuid", SEED_FAILED, "namespace0.1", "uuid", false },
+	{ "namespace_set_alt_name", SEED_FAILED, "namespace0.1", "alt_name", false },
+	{ "namespace_set_size", SEED_FAILED, "namespace0.1", "size", false },
+	{ "dax_set_uuid", DAX_SEED_FAILED, "dax0.2", "uuid", true },
+	{ "dax_set_location", DAX_SEED_FAILED, "dax0.2", "location", true },
+	{ "dax_set_align", DAX_SEED_FAILED, "dax0.2", "align", true },
+	{ "dax_set_namespace", DAX_SEED_FAILED, "dax0.2", "namespace", true },
+	{ "dax_enable", "namespace0.1: enabling its dax device failed: " EIO_TEXT, "dax0.2", NULL, true },
 };
 
 static void test_create_each_call_fails(void **state)
 {
 	static const struct pmemram_action a = CREATE("region0", "made");
-	char reason[PMEMRAM_PLAN_TEXT_MAX];
+	char reason[PMEMRAM_PLAN_TEXT_MAX], want[2 * PMEMRAM_PLAN_TEXT_MAX], why[PMEMRAM_PLAN_TEXT_MAX];
 
 	for (size_t i = 0; i < ELEMENTSOF(create_failures); i++) {
 		const struct failing *f = &create_failures[i];
@@ -956,9 +1024,9 @@ static void test_create_each_call_fails(void **state)
 		lib.fail = f->call;
 		assert_int_equal(apply(&a, reason, sizeof(reason)), -EIO);
 		assert_null(lib.fail);
-		assert_string_equal(reason,
-				    "region0: creating a devdax namespace named 'made' failed: Input/output error");
-		assert_step(reason, f);
+		expect_why(f, why, sizeof(why));
+		snprintf(want, sizeof(want), "region0: creating a devdax namespace named 'made' failed: %s", why);
+		assert_string_equal(reason, want);
 		assert_null(fake_namespace_get_dax(lib_ns("namespace0.1")));
 
 		assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
@@ -985,7 +1053,9 @@ static void test_create_foreign(void **state)
 	snprintf(lib_ns("namespace0.0")->alt_name, sizeof(lib_ns("namespace0.0")->alt_name), "made");
 	mirror();
 	assert_int_equal(apply(&a, reason, sizeof(reason)), -EEXIST);
-	assert_string_equal(reason, "region0: creating a devdax namespace named 'made' failed: File exists");
+	assert_string_equal(reason,
+			    "region0: creating a devdax namespace named 'made' failed: namespace0.0 has the name "
+			    "'made' or its UUID, but pmemram did not create it");
 	assert_string_equal(lib.calls, "new:ctx");
 	assert_non_null(strstr(debug_log, "region0: namespace0.0 has the name 'made' or its UUID, but pmemram did "
 					  "not create it"));
@@ -1003,8 +1073,9 @@ static void test_convert_sector(void **state)
 	r->btt.c = (struct claim){ .name = "btt3.0", .region = r, .ns = lib_ns("namespace3.0"), .enabled = true };
 	mirror();
 	assert_int_equal(apply(&a, reason, sizeof(reason)), -EOPNOTSUPP);
-	assert_string_equal(reason,
-			    "namespace3.0: conversion to devdax failed: Operation not supported (mode now safe)");
+	assert_string_equal(
+		reason,
+		"namespace3.0: conversion to devdax failed (mode now safe): a sector namespace: not converting");
 	assert_string_equal(lib.calls, "new:ctx");
 	assert_non_null(strstr(debug_log, "namespace3.0: a sector namespace: not converting"));
 }
@@ -1058,7 +1129,7 @@ static void test_convert_namespace_gone(void **state)
 	lib.vanish = "namespace3.0";
 	assert_int_equal(apply(&a, reason, sizeof(reason)), -ENOENT);
 	assert_string_equal(reason, "namespace3.0: cannot re-read its mode after the conversion: No such file or "
-				    "directory");
+				    "directory; the conversion had failed: libndctl does not list it");
 	assert_string_equal(lib.calls, "new:ctx");
 	assert_non_null(strstr(debug_log, "namespace3.0: libndctl does not list it"));
 
@@ -1080,7 +1151,8 @@ static void test_convert_namespace_relabelled(void **state)
 	(void)state;
 	lib.relabel = "namespace3.0";
 	assert_int_equal(apply(&a, reason, sizeof(reason)), -ESTALE);
-	assert_string_equal(reason, "namespace3.0: conversion to devdax failed: Stale file handle (mode now raw)");
+	assert_string_equal(reason, "namespace3.0: conversion to devdax failed (mode now raw): its UUID is "
+				    "11111111-2222-4333-8444-555555555555, not " FAKE_UUID_RAW ": not converting");
 	assert_string_equal(lib.calls, "new:ctx");
 	assert_non_null(strstr(debug_log,
 			       "namespace3.0: its UUID is 11111111-2222-4333-8444-555555555555, not " FAKE_UUID_RAW
@@ -1099,9 +1171,14 @@ static void test_convert_late_error(void **state)
 	lib.fail = "dax_enable";
 	lib.fail_late = true;
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
-	assert_string_equal(reason, "namespace3.0: converted to devdax (uuid " FAKE_UUID_RAW
-				    " kept; its former contents are gone); the library then reported: Input/output "
-				    "error");
+	/* the library's words, long after this reason's start, end cut at its bound */
+	assert_int_equal(strlen(reason), PMEMRAM_PLAN_TEXT_MAX - 1);
+	assert_true(strncmp(reason,
+			    "namespace3.0: converted to devdax (uuid " FAKE_UUID_RAW
+			    " kept; its former contents are gone); the "
+			    "library then reported: enabling its dax device failed: " EIO_TEXT
+			    "; libndctl: dax3.0: dax_enable failed: " EIO_TEXT "; dax3.0: enabled, not changing it",
+			    PMEMRAM_PLAN_TEXT_MAX - 1) == 0);
 	assert_devdax("namespace3.0", FAKE_UUID_RAW);
 
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_ALREADY);
@@ -1118,9 +1195,73 @@ static void test_create_late_error(void **state)
 	lib.fail = "dax_enable";
 	lib.fail_late = true;
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
-	assert_string_equal(reason, "region0: created devdax namespace namespace0.1 named 'made'; the library then "
-				    "reported: Input/output error");
+	assert_string_equal(reason,
+			    "region0: created devdax namespace namespace0.1 named 'made'; the library then "
+			    "reported: namespace0.1: enabling its dax device failed: " EIO_TEXT
+			    "; libndctl: dax0.2: dax_enable failed: " EIO_TEXT "; dax0.2: enabled, not changing it");
 	assert_devdax("namespace0.1", MADE_UUID);
+}
+
+/* libndctl's error lines, and its debug lines on a failed attribute write, reach the op's words
+ * whatever the log priority: the last two, or the last alone when both do not fit the room the
+ * applier gives, each cut short. */
+static void test_library_lines(void **state)
+{
+	static const struct pmemram_action create = CREATE("region0", "made");
+	static const struct pmemram_action convert = CONVERT("namespace3.0", FAKE_UUID_RAW);
+	struct fake_env *env = *state;
+	char reason[PMEMRAM_PLAN_TEXT_MAX], why[1024], want[1024], line[200];
+	const char *x;
+
+	pmemram_ctx_set_log_priority(env->ctx, LOG_CRIT);
+	lib.chatter = 3;
+	lib.fail = "namespace_set_size";
+	assert_int_equal(pmemram_ndctl_create_namespace(env->ctx, &fake_api, "region0", "made", why, sizeof(why)),
+			 -EIO);
+	snprintf(want, sizeof(want), SEED_FAILED "; libndctl: chatter 3; %s", WRITE_FAILED("namespace0.1", "size"));
+	assert_string_equal(why, want);
+
+	lib_reset(env);
+	lib.chatter = 3;
+	lib.fail = "dax_enable";
+	assert_int_equal(apply(&convert, reason, sizeof(reason)), -EIO);
+	assert_string_equal(reason, "namespace3.0: conversion to devdax failed (mode now raw): enabling its dax device "
+				    "failed: " EIO_TEXT "; libndctl: chatter 3; dax3.0: dax_enable failed: " EIO_TEXT);
+
+	/* long lines: each cut to its bound, the last alone when both do not fit the room */
+	lib_reset(env);
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	lib.after = line;
+	lib.fail = "namespace_set_size";
+	assert_int_equal(apply(&create, reason, sizeof(reason)), -EIO);
+	snprintf(want, sizeof(want),
+		 "region0: creating a devdax namespace named 'made' failed: " SEED_FAILED "; libndctl: %s", kept(line));
+	assert_string_equal(reason, want);
+	lib_reset(env);
+	lib.after = line;
+	lib.fail = "dax_set_uuid";
+	assert_int_equal(apply(&convert, reason, sizeof(reason)), -EIO);
+	snprintf(want, sizeof(want),
+		 "namespace3.0: conversion to devdax failed (mode now raw): " DAX_SEED "; libndctl: %s", kept(line));
+	assert_string_equal(reason, want);
+	lib_reset(env);
+	lib.after = line;
+	lib.fail = "dax_enable";
+	assert_int_equal(pmemram_ndctl_convert_namespace(env->ctx, &fake_api, "namespace3.0", FAKE_UUID_RAW, why,
+							 sizeof(why)),
+			 -EIO);
+	x = strstr(why, LIB_SAID("dax3.0", "dax_enable") "; x");
+	assert_non_null(x);
+	x += strlen(LIB_SAID("dax3.0", "dax_enable") "; ");
+	assert_string_equal(x, "xxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	assert_int_equal(strlen(x), 79);
+	lib_reset(env);
+	lib.after = line;
+	lib.fail = "namespace_set_size";
+	assert_int_equal(apply(&create, reason, sizeof(reason)), -EIO);
+	assert_non_null(strstr(reason, SEED_FAILED "; libndctl: xxxx"));
+	assert_true(strlen(reason) < PMEMRAM_PLAN_TEXT_MAX - 1);
 }
 
 int main(void)
@@ -1140,6 +1281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace_relabelled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_late_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_late_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_library_lines, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -474,12 +474,32 @@ static int ns_read(struct run *run, const char *ns, char *mode, size_t mode_size
 	return 0;
 }
 
+#define CONVERT_FAILED "%s: conversion to devdax failed (mode now %s): "
+#define CREATE_FAILED "%s: creating a devdax namespace named '%s' failed: "
+
+/* The room for a namespace op's words in a failure's reason that spends n bytes before them.  The
+ * rarer reasons of a success the library erred after are longer: they may end cut short. */
+static size_t why_room(int n)
+{
+	return n >= 0 && (size_t)n + 64 < PMEMRAM_PLAN_TEXT_MAX ? PMEMRAM_PLAN_TEXT_MAX - (size_t)n : 64;
+}
+
+/* What a namespace op that returned r said of its failure: its own words, else the error's; "" when
+ * it succeeded. */
+static const char *op_why(int r, const char *why)
+{
+	if (r >= 0)
+		return "";
+	return why[0] ? why : strerror(-r);
+}
+
 /* Destructive and rare: only the namespace with the claimed UUID, which the op checks again; the
  * namespace must then read devdax with its dax device enabled. */
 static int convert_namespace(struct run *run, const struct pmemram_action *a)
 {
 	char mode[32], uuid[64], why[PMEMRAM_PLAN_TEXT_MAX];
 	bool devdax;
+	size_t room;
 	int r, k;
 
 	r = ns_read(run, a->device, mode, sizeof(mode), uuid, sizeof(uuid), &devdax);
@@ -498,18 +518,21 @@ static int convert_namespace(struct run *run, const struct pmemram_action *a)
 	if (r > 0)
 		return fail(run, -EBUSY, "%s: in use (%s): not converting", a->device, why);
 
-	r = run->ops->convert_namespace ? run->ops->convert_namespace(run->ctx, run->userdata, a->device, a->uuid)
-					: -EOPNOTSUPP;
+	why[0] = '\0';
+	room = why_room(snprintf(NULL, 0, CONVERT_FAILED, a->device, "memory"));
+	r = run->ops->convert_namespace
+		    ? run->ops->convert_namespace(run->ctx, run->userdata, a->device, a->uuid, why, room)
+		    : -EOPNOTSUPP;
 	k = ns_read(run, a->device, mode, sizeof(mode), uuid, sizeof(uuid), &devdax);
 	if (k < 0)
-		return fail(run, k, "%s: cannot re-read its mode after the conversion: %s", a->device, strerror(-k));
+		return fail(run, k, "%s: cannot re-read its mode after the conversion: %s%s%s", a->device, strerror(-k),
+			    r < 0 ? "; the conversion had failed: " : "", op_why(r, why));
 	/* devdax now: this call destroyed the contents, whatever the library reported afterwards */
 	if (devdax)
 		return succeed(run, false, "%s: converted to devdax (uuid %s kept; its former contents are gone)%s%s",
-			       a->device, uuid, r < 0 ? "; the library then reported: " : "",
-			       r < 0 ? strerror(-r) : "");
+			       a->device, uuid, r < 0 ? "; the library then reported: " : "", op_why(r, why));
 	if (r < 0)
-		return fail(run, r, "%s: conversion to devdax failed: %s (mode now %s)", a->device, strerror(-r), mode);
+		return fail(run, r, CONVERT_FAILED "%s", a->device, mode, op_why(r, why));
 	return fail(run, -EIO, "%s: conversion to devdax took no effect: mode %s%s", a->device, mode,
 		    streq(mode, "dax") ? ", dax device not enabled" : "");
 }
@@ -574,8 +597,9 @@ static int created_read(struct run *run, const struct pmemram_action *a, char *n
  * it); one with the name alone is not, and the op refuses to touch it. */
 static int create_namespace(struct run *run, const struct pmemram_action *a)
 {
-	char ns[32] = "";
+	char ns[32] = "", why[PMEMRAM_PLAN_TEXT_MAX] = "";
 	bool devdax;
+	size_t room;
 	int r, k;
 
 	r = created_read(run, a, ns, sizeof(ns), &devdax);
@@ -584,18 +608,19 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 	if (devdax)
 		return succeed(run, true, "%s: already holds devdax namespace %s named '%s'", a->device, ns, a->claim);
 
-	r = run->ops->create_namespace ? run->ops->create_namespace(run->ctx, run->userdata, a->device, a->claim)
-				       : -EOPNOTSUPP;
+	room = why_room(snprintf(NULL, 0, CREATE_FAILED, a->device, a->claim));
+	r = run->ops->create_namespace
+		    ? run->ops->create_namespace(run->ctx, run->userdata, a->device, a->claim, why, room)
+		    : -EOPNOTSUPP;
 	k = created_read(run, a, ns, sizeof(ns), &devdax);
 	if (k < 0)
-		return fail(run, k, "%s: cannot re-read its namespaces after creating one: %s", a->device,
-			    strerror(-k));
+		return fail(run, k, "%s: cannot re-read its namespaces after creating one: %s%s%s", a->device,
+			    strerror(-k), r < 0 ? "; the creation had failed: " : "", op_why(r, why));
 	if (devdax)
 		return succeed(run, false, "%s: created devdax namespace %s named '%s'%s%s", a->device, ns, a->claim,
-			       r < 0 ? "; the library then reported: " : "", r < 0 ? strerror(-r) : "");
+			       r < 0 ? "; the library then reported: " : "", op_why(r, why));
 	if (r < 0)
-		return fail(run, r, "%s: creating a devdax namespace named '%s' failed: %s", a->device, a->claim,
-			    strerror(-r));
+		return fail(run, r, CREATE_FAILED "%s", a->device, a->claim, op_why(r, why));
 	return fail(run, -EIO, "%s: creating a devdax namespace named '%s' took no effect%s%s", a->device, a->claim,
 		    ns[0] ? ": not devdax yet: " : "", ns);
 }

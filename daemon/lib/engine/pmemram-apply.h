@@ -27,11 +27,15 @@ struct pmemram_apply_ops {
 	int (*enable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 	/* Turn a raw/fsdax namespace into devdax, destroying its contents, or finish such a conversion
 	 * cut short: pmemram_ndctl_convert_namespace().  It must refuse (-ESTALE) a namespace whose
-	 * UUID is not uuid, as the applier did on reading it. */
-	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name, const char *uuid);
+	 * UUID is not uuid, as the applier did on reading it.  On failure why may say which step failed
+	 * and what the library said, in one line that the applier puts after the namespace's name
+	 * (why_size is the room a failure's reason leaves for it); "" leaves strerror(). */
+	int (*convert_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name, const char *uuid,
+				 char *why, size_t why_size);
 	/* Create a devdax namespace with the label name name over the region's largest free extent:
-	 * pmemram_ndctl_create_namespace(). */
-	int (*create_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name);
+	 * pmemram_ndctl_create_namespace().  why as for convert_namespace. */
+	int (*create_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
+				char *why, size_t why_size);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
 	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
@@ -57,12 +61,15 @@ extern const struct pmemram_apply_ops pmemram_apply_default_ops;
  *   4. attach the region's dax seed (new info-block UUID, memmap in the device, 2 MiB alignment)
  *      and 5. enable it; the dax device writes its info block over the old one.
  * -ESTALE when the namespace's UUID is not uuid, -EOPNOTSUPP for a sector namespace, -ENODEV when
- * libndctl does not list it.  userdata is the libndctl to call: NULL for the library itself,
+ * libndctl does not list it.  A failure is described in why: the step that failed, its error, and
+ * the last two error lines libndctl logged during the call ("; libndctl: ..."; its debug lines on a
+ * failed sysfs write count), each shortened in its middle to 79 characters, the last alone when
+ * both do not fit why_size.  userdata is the libndctl to call: NULL for the library itself,
  * loaded on first use, or a const struct ndctl_api * (ndctl-load.h) standing in for it, so that an
  * ops table naming this function with that userdata runs it against a fake library.
  */
 int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, const char *namespace_name,
-				    const char *uuid);
+				    const char *uuid, char *why, size_t why_size);
 
 /*
  * The default create_namespace, through libndctl, for create = devdax: a namespace of region with
@@ -72,9 +79,10 @@ int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, con
  * region with that name, that UUID and a size, raw or devdax, is finished instead of making
  * another.  -EEXIST when a namespace of the region has the name or the UUID without being that one
  * (it may hold data: it is not touched); pmemram_create_size()'s -ENOSPC and -EOPNOTSUPP; -ENODEV
- * when libndctl does not list the region.  userdata as for pmemram_ndctl_convert_namespace().
+ * when libndctl does not list the region.  why and userdata as for pmemram_ndctl_convert_namespace().
  */
-int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name);
+int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
+				   char *why, size_t why_size);
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */
