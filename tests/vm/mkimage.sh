@@ -28,10 +28,11 @@ suite=bookworm
 img_size=${PMEMRAM_IMAGE_SIZE:-1536M}
 
 # Runtime needs of the guest: systemd as PID 1, real udev, the peers we test
-# against (ndctl, daxctl, numactl), and the libraries pmemram links to.
+# against (ndctl, daxctl, numactl), the libraries pmemram links to, and strace
+# (ns-kill kills pmemramd at a chosen sysfs write with its fault injection).
 packages=(
 	systemd systemd-sysv udev dbus kmod procps util-linux
-	ndctl daxctl numactl jq
+	ndctl daxctl numactl jq strace
 	libdaxctl1 libndctl6 libudev1 libsystemd0 libnuma1 libjson-c5
 )
 
