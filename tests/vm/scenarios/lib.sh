@@ -282,6 +282,35 @@ mkns() {
 	jq -r '.daxregion.devices[0].chardev // .blockdev' "$PMEMRAM_OUT/ns-$1.json"
 }
 
+# dax_of NS: the dax device of devdax namespace NS ("" when it has none).
+dax_of() {
+	local h
+	h=$(cat "/sys/bus/nd/devices/$1/holder")
+	[ -n "$h" ] && find "/sys/bus/nd/devices/$h/" -mindepth 1 -maxdepth 1 -name 'dax*.*' -printf '%f\n' | head -n 1
+}
+# ns_online NS: NS is devdax, its dax device enabled and all of its memory
+# online as Movable.
+ns_online() {
+	local d
+	[ "$(cat "/sys/bus/nd/devices/$1/mode")" = dax ] || return 1
+	d=$(dax_of "$1")
+	[ -n "$d" ] && [ "$(dev_state "$d")" = "$(dev_blocks "$d" | grep -c .) online Movable" ]
+}
+
+# file_put DEV DIR: a new ext4 file system on /dev/DEV holding DIR/data, 16 MiB
+# of random bytes, unmounted again; prints the file's checksum.
+file_put() {
+	mkfs.ext4 -q -F "/dev/$1" >&2 && mkdir -p "$2" && mount "/dev/$1" "$2" || return 1
+	head -c 16M /dev/urandom >"$2/data" && sync && sha256sum <"$2/data"
+	umount "$2"
+}
+# file_sum DEV DIR: the checksum of file_put's file, /dev/DEV mounted on DIR for
+# the read only.
+file_sum() {
+	mount "/dev/$1" "$2" && sha256sum <"$2/data"
+	umount "$2"
+}
+
 # host_request VERB ARGS...: ask the host (tests/vm/run.sh, which lists the
 # verbs) to do something to the machine, such as hot-adding a device.  The
 # request and the reply travel as files through the share; waits up to

@@ -21,15 +21,6 @@ nd=/sys/bus/nd/devices
 
 # ns_of NAME: the namespace ndctl created as nsNAME (mkns / make_raw).
 ns_of() { jq -r .dev "$PMEMRAM_OUT/ns-$1.json"; }
-# dax_of NS: the dax device of devdax namespace NS ("" when none).
-dax_of() { ls "$nd/$(cat "$nd/$1/holder")" 2>/dev/null | grep -E '^dax[0-9]+\.[0-9]+$' | head -n 1; }
-# converted NS: NS is devdax with its dax device enabled and online as Movable.
-converted() {
-	local d
-	[ "$(cat "$nd/$1/mode")" = dax ] || return 1
-	d=$(dax_of "$1")
-	[ -n "$d" ] && [ "$(dev_state "$d")" = "$(dev_blocks "$d" | grep -c .) online Movable" ]
-}
 claim() { printf '[claim "%s"]\nmatch = uuid:%s\nconvert = yes\n' "$1" "$2"; }
 
 must "initialise the label area" init_labels
@@ -70,7 +61,7 @@ ok "pmemramctl plan says the conversion destroys the data" \
 ok "pmemramctl plan --json marks it destroys_data" \
 	sh -c "pmemramctl plan --json | jq -e '.actions[] | select(.device == \"$nsA\") | .destroys_data'"
 must "reconcile with /dev/$A closed" pmemramctl reconcile
-ok "$nsA becomes devdax and its memory online as Movable" wait_for 60 "converted $nsA"
+ok "$nsA becomes devdax and its memory online as Movable" wait_for 60 "ns_online $nsA"
 is "$nsA keeps its UUID" "$(cat "$nd/$nsA/uuid")" "$ua"
 daxA=$(dax_of "$nsA")
 note "$nsA -> $daxA: $(dev_state "$daxA")"
@@ -105,8 +96,8 @@ is "$nsC: devdax through $seed, which is not enabled" \
 	"dax $seed disabled"
 { claim conv "$ua"; claim b "$ub"; claim c "$uc"; } >"$conf"
 must "start pmemramd" systemctl start pmemramd.service
-ok "$nsB is finished: devdax, online as Movable" wait_for 60 "converted $nsB"
-ok "$nsC is finished: devdax, online as Movable" wait_for 60 "converted $nsC"
+ok "$nsB is finished: devdax, online as Movable" wait_for 60 "ns_online $nsB"
+ok "$nsC is finished: devdax, online as Movable" wait_for 60 "ns_online $nsC"
 is "$nsB and $nsC keep their UUIDs" "$(cat "$nd/$nsB/uuid") $(cat "$nd/$nsC/uuid")" "$ub $uc"
 is "the unclaimed $nsD is left fsdax" "$(cat "$nd/$nsD/mode") $(cat "$nd/$nsD/uuid")" "memory $ud"
 ok "/dev/$D is still there" test -b "/dev/$D"

@@ -20,22 +20,10 @@ conf=/etc/pmemram/pmemram.conf
 nd=/sys/bus/nd/devices
 ux=$(new_uuid) uf=$(new_uuid)
 
-dax_of() { ls "$nd/$(cat "$nd/$1/holder")" 2>/dev/null | grep -E '^dax[0-9]+\.[0-9]+$' | head -n 1; }
-online() {
-	local d
-	[ "$(cat "$nd/$1/mode")" = dax ] || return 1
-	d=$(dax_of "$1")
-	[ -n "$d" ] && [ "$(dev_state "$d")" = "$(dev_blocks "$d" | grep -c .) online Movable" ]
-}
 sized_namespaces() { grep -lv '^0$' "$nd"/namespace*/size | grep -c .; }
 # region_verdict: region0's "verdict reason: text" in pmemramctl plan --json.
 region_verdict() {
 	pmemramctl plan --json | jq -r '.devices[] | select(.device == "region0") | "\(.verdict) \(.reason): \(.text)"'
-}
-# file_sum: the checksum of the file on the foreign namespace, mounted for the read only.
-file_sum() {
-	mount "/dev/$F" /mnt/f && sha256sum </mnt/f/data
-	umount /mnt/f
 }
 
 must "initialise the label area" init_labels
@@ -53,12 +41,7 @@ must "create an fsdax namespace named 'made' with another UUID" \
 	sh -c "ndctl create-namespace -r region0 -m fsdax -s 256M -a 2M -n made -u $uf >$PMEMRAM_OUT/ns-foreign.json"
 nsF=$(jq -r .dev "$PMEMRAM_OUT/ns-foreign.json")
 F=$(jq -r .blockdev "$PMEMRAM_OUT/ns-foreign.json")
-must "make an ext4 file system on /dev/$F" mkfs.ext4 -q -F "/dev/$F"
-mkdir -p /mnt/f
-must "mount /dev/$F" mount "/dev/$F" /mnt/f
-must "write a file" sh -c 'head -c 16M /dev/urandom >/mnt/f/data && sync'
-sum=$(sha256sum </mnt/f/data)
-must "unmount /dev/$F" umount /mnt/f
+sum=$(file_put "$F" /mnt/f) || bail "cannot put a file system with a file on /dev/$F"
 count=$(sized_namespaces)
 note "X=$nsX (unclaimed) foreign=$nsF ($F); pmemram's UUID for 'made': $um; $count namespaces"
 is "pmemramctl plan refuses region0 for $nsF" "$(region_verdict)" \
@@ -68,7 +51,7 @@ must "reconcile" pmemramctl reconcile
 is "daemon: region0 refused name-taken" "$(daemon_verdict region0)" "refused name-taken"
 is "$nsF is left fsdax with its UUID" "$(cat "$nd/$nsF/mode") $(cat "$nd/$nsF/uuid")" "memory $uf"
 is "no namespace was added" "$(sized_namespaces)" "$count"
-is "the file on $nsF is unchanged" "$(file_sum)" "$sum"
+is "the file on $nsF is unchanged" "$(file_sum "$F" /mnt/f)" "$sum"
 
 # (b) pmemram's own creation cut short, beside it.
 must "stop pmemramd" systemctl stop pmemramd.service
@@ -83,14 +66,14 @@ is "pmemramctl plan finishes $ns instead of creating one" \
 	"$(pmemramctl plan --json | jq -r '[.actions[] | "\(.action) \(.device)"] | join(",")')" \
 	"convert-namespace $ns"
 must "start pmemramd" systemctl start pmemramd.service
-ok "$ns becomes devdax, online as Movable" wait_for 60 "online $ns"
+ok "$ns becomes devdax, online as Movable" wait_for 60 "ns_online $ns"
 is "$ns keeps its UUID" "$(cat "$nd/$ns/uuid")" "$um"
 is "no namespace was added" "$(sized_namespaces)" "$count"
 is "the free extent is untouched" "$(cat "$nd/region0/max_available_extent")" "$free"
 must "reconcile" pmemramctl reconcile
 is "a further reconcile has nothing to do" "$(pmemramctl plan --json | jq '.actions | length')" 0
 is "the unclaimed $nsX is left fsdax" "$(cat "$nd/$nsX/mode") $(cat "$nd/$nsX/uuid")" "memory $ux"
-is "$nsF is still fsdax, its file unchanged" "$(cat "$nd/$nsF/mode") $(file_sum)" "memory $sum"
+is "$nsF is still fsdax, its file unchanged" "$(cat "$nd/$nsF/mode") $(file_sum "$F" /mnt/f)" "memory $sum"
 ok "the journal records the conversion of $ns" \
 	sh -c "journalctl -b -u pmemramd MESSAGE_ID=67eedf6a865f44a2b416f5d2b304988b PMEMRAM_DEVICE=$ns | grep -q 'converted to devdax'"
 

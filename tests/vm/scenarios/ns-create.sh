@@ -30,12 +30,6 @@ create_align() {
 	while [ "$b" -gt 0 ]; do t=$((a % b)) a=$b b=$t; done
 	echo $((align / a * step))
 }
-dax_of() { ls "$nd/$(cat "$nd/$1/holder")" 2>/dev/null | grep -E '^dax[0-9]+\.[0-9]+$' | head -n 1; }
-online() {
-	local d
-	d=$(dax_of "$1")
-	[ -n "$d" ] && [ "$(dev_state "$d")" = "$(dev_blocks "$d" | grep -c .) online Movable" ]
-}
 
 must "initialise the label area" init_labels
 must "stop pmemramd" systemctl stop pmemramd.service
@@ -52,7 +46,7 @@ ok "pmemramctl plan shows the creation" \
 must "start pmemramd with the create claim" systemctl start pmemramd.service
 ok "a namespace named 'made' appears" wait_for 60 '[ -n "$(named made)" ]'
 ns=$(named made)
-ok "it is devdax, online as Movable" wait_for 60 "online $ns"
+ok "it is devdax, online as Movable" wait_for 60 "ns_online $ns"
 dax=$(dax_of "$ns")
 note "$ns -> $dax: $(dev_state "$dax"), size $(cat "$nd/$ns/size")"
 is "it took the whole free extent, aligned down to $((align >> 20)) MiB" "$(cat "$nd/$ns/size")" "$((free / align * align))"
