@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		{ "nfd-features", required_argument, NULL, OPT_NFD },
 		{},
 	};
-	struct manager m = { .listen_fd = -1, .demotion = -1, .promotion_r = -ENODATA };
+	struct manager m = { .listen_fd = -1, .lock_fd = -1, .demotion = -1, .promotion_r = -ENODATA };
 	const char *socket_path = secure_getenv(PMEMRAM_SOCKET_ENV);
 	unsigned settle = DEFAULT_SETTLE_SEC, coalesce = DEFAULT_COALESCE_MSEC;
 	unsigned offline_timeout = (unsigned)(PMEMRAM_OFFLINE_TIMEOUT_DEFAULT_USEC / 1000000);

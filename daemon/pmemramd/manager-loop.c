@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's event loop: uevents (coalesced, echoes of its own work left out), signals, the
  * control socket, the settle timer and the export timer, each a source of one sd-event loop. */
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <libudev.h>
 #include <systemd/sd-daemon.h>
@@ -228,6 +233,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 void manager_free(struct manager *m)
 {
 	server_close(m);
+	m->lock_fd = safe_close(m->lock_fd);
 	manager_export_free(m);
 	sd_event_source_disable_unref(m->monitor_source);
 	sd_event_source_disable_unref(m->coalesce_source);
@@ -247,6 +253,53 @@ void manager_free(struct manager *m)
 	free(m->socket_path);
 	pmemram_ctx_unref(m->ctx);
 	sd_event_unref(m->event);
+}
+
+/* One pmemramd per runtime directory: a second would put back the first's auto_online_blocks in
+ * the middle of its bind, replace its socket, and reconcile beside it.  The lock, on a file of its
+ * own, is held until exit; a killed daemon's goes with its process. */
+static int lock_runtime_dir(struct manager *m)
+{
+	_cleanup_(closep) int fd = -1;
+	char path[PATH_MAX], pid[32] = "";
+	ssize_t n;
+	int r;
+
+	if (mkdir(m->runtime_dir, 0755) < 0 && errno != EEXIST) {
+		r = negative_errno();
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot create %s: %s", m->runtime_dir, strerror(-r));
+		return r;
+	}
+	r = snprintf(path, sizeof(path), "%s/" PMEMRAMD_LOCK_FILE, m->runtime_dir);
+	if (r < 0 || (size_t)r >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		r = negative_errno();
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot open %s: %s", path, strerror(-r));
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = negative_errno();
+		if (r != -EWOULDBLOCK) {
+			mevent(m, MANAGER_EVENT_START_FAILED, "cannot lock %s: %s", path, strerror(-r));
+			return r;
+		}
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? (size_t)n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		mevent(m, MANAGER_EVENT_START_FAILED,
+		       "another pmemramd (pid %s) runs with %s (%s locked): not starting", pid[0] ? pid : "unknown",
+		       m->runtime_dir, path);
+		return -EBUSY;
+	}
+	if (ftruncate(fd, 0) < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0) {
+		r = negative_errno();
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot write %s: %s", path, strerror(-r));
+		return r;
+	}
+	m->lock_fd = TAKE_FD(fd);
+	return 0;
 }
 
 int manager_run(struct manager *m)
@@ -275,6 +328,9 @@ int manager_run(struct manager *m)
 	if (sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
 		m->watchdog_usec = 0;
 
+	r = lock_runtime_dir(m);
+	if (r < 0)
+		return r;
 	r = manager_load_held(m);
 	if (r < 0)
 		mevent(m, MANAGER_EVENT_HELD_UNREADABLE, "cannot read the held devices in %s: %s", m->runtime_dir,

@@ -113,6 +113,7 @@ struct manager {
 
 	/* devices release gave back, kept in runtime_dir/held across restarts */
 	char *runtime_dir;
+	int lock_fd; /* runtime_dir/PMEMRAMD_LOCK_FILE, locked while we run; -1 before */
 	size_t n_held;
 	char *held[PMEMRAM_HELD_MAX];
 	char *held_id[PMEMRAM_HELD_MAX]; /* what each was (pmemram_dax_identity_read()); NULL unknown */

@@ -51,6 +51,10 @@ static void make_dirs(struct dirs *d)
 
 static void remove_dirs(struct dirs *d)
 {
+	char lock[128];
+
+	snprintf(lock, sizeof(lock), "%s/pmemramd.lock", d->root);
+	(void)unlink(lock);
 	(void)unlink(d->socket);
 	(void)rmdir(d->config);
 	(void)rmdir(d->root);
@@ -169,6 +173,43 @@ static bool status_answered(const char *path, int timeout_ms)
 	}
 	close(fd);
 	return ok;
+}
+
+/* A second pmemramd on the same runtime directory: refused before it touches anything, naming the
+ * first, whose socket stays and answers; once the first is gone, one starts. */
+static void test_second_daemon_refused(void **state)
+{
+	struct dirs d;
+	_cleanup_(freep) struct run *run = NULL;
+	const char *env[3], *args[] = { "--socket", NULL, "--settle-timeout", "0", NULL };
+	char expect[160];
+	struct stat before, after;
+	pid_t first;
+
+	(void)state;
+	make_dirs(&d);
+	env[0] = d.config_env;
+	env[1] = "PMEMRAM_LOG_TARGET=stderr";
+	env[2] = NULL;
+	args[1] = d.socket;
+	first = start_daemon(&d, 1024, "stderr");
+	assert_int_equal(stat(d.socket, &before), 0);
+
+	run = run_program_env("PMEMRAMD", "pmemramd", env, args);
+	assert_int_equal(run->status, 1);
+	snprintf(expect, sizeof(expect), "another pmemramd (pid %d) runs with %s", (int)first, d.root);
+	assert_non_null(strstr(run->err, expect));
+	assert_int_equal(stat(d.socket, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino); /* not replaced */
+	assert_true(status_answered(d.socket, 5000));
+
+	kill(first, SIGTERM);
+	assert_int_equal(waitpid(first, NULL, 0), first);
+	first = start_daemon(&d, 1024, "stderr");
+	assert_true(status_answered(d.socket, 5000));
+	kill(first, SIGTERM);
+	assert_int_equal(waitpid(first, NULL, 0), first);
+	remove_dirs(&d);
 }
 
 /* utime + stime of pid, in clock ticks. */
@@ -710,6 +751,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_not_replaced),
+		cmocka_unit_test(test_second_daemon_refused),
 		cmocka_unit_test(test_connection_limits),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_export_files),

@@ -27,6 +27,9 @@
  * pmemram_dax_identity_read()), in the socket's directory: pmemramd writes the file; pmemramctl's
  * local paths (reconcile --local, udev-online) honour it too. */
 #define PMEMRAM_HELD_FILE "held"
+/* Locked (flock(LOCK_EX)) by pmemramd for its whole life, beside the socket: one daemon per runtime
+ * directory.  Holds the pid of the daemon that has it. */
+#define PMEMRAMD_LOCK_FILE "pmemramd.lock"
 #define PMEMRAM_HELD_MAX 256
 
 /* Read dir/PMEMRAM_HELD_FILE into names[0..*ret_n) and, when identities is not NULL, their
