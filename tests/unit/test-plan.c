@@ -969,8 +969,8 @@ static void test_create(void **state)
 	assert_int_equal(p->n_verdicts, 0);
 }
 
-/* Too little free space for two memory blocks once aligned, or the largest free extent unknown:
- * refused, nothing made. */
+/* Too little free space to be sure of one whole memory block once aligned and the devdax memory map
+ * is in it, or the largest free extent unknown: refused, nothing made. */
 static void test_create_too_small(void **state)
 {
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
@@ -979,25 +979,54 @@ static void test_create_too_small(void **state)
 	world_init(&w);
 	add_region(&w, "region0", 64 * MiB);
 	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
-		       "create = devdax: 64 MiB free (64 MiB aligned), less than two 128 MiB memory blocks; no "
-		       "namespace created");
-	/* More than one block: but its memory map and info block in it, a devdax device that size may
-	 * hold no whole block aligned in physical memory. */
-	w.regions[0].available = 255 * MiB;
-	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
-		       "create = devdax: 255 MiB free (240 MiB aligned), less than two 128 MiB memory blocks; no "
-		       "namespace created");
+		       "create = devdax: 64 MiB free (64 MiB aligned), too little to be sure of one whole 128 MiB "
+		       "memory block after the devdax memory map; no namespace created");
+	/* Two blocks: 6 MiB of info block and memory map leave 250 MiB of data, which may start 2 MiB
+	 * past a block boundary and so hold no whole block. */
 	w.regions[0].available = 270 * MiB;
+	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
+		       "create = devdax: 270 MiB free (256 MiB aligned), too little to be sure of one whole 128 MiB "
+		       "memory block after the devdax memory map; no namespace created");
+	/* The boundary, with 2 MiB alignment: 258 MiB is too little, 260 MiB enough. */
+	w.regions[0].align = 0;
+	w.regions[0].available = 259 * MiB;
+	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_TOO_SMALL,
+		       "create = devdax: 259 MiB free (258 MiB aligned), too little to be sure of one whole 128 MiB "
+		       "memory block after the devdax memory map; no namespace created");
+	w.regions[0].available = 260 * MiB;
 	p = plan(&w, CLAIM_CREATE);
 	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region0", 0);
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
-		       "create a devdax namespace 'made' of 256 MiB over the region's 270 MiB of free space");
+		       "create a devdax namespace 'made' of 260 MiB over the region's 260 MiB of free space");
+	w.regions[0].align = 16 * MiB;
 
 	/* Without max_available_extent, the total free space may lie in pieces too small. */
 	w.regions[0] = (struct pmemram_observed_region){ .name = "region0", .align = 16 * MiB, .ways = 1 };
 	expect_refusal(&w, CLAIM_CREATE, PMEMRAM_REASON_EXTENT_UNKNOWN,
 		       "create = devdax: the kernel does not tell region0's largest free extent "
 		       "(max_available_extent, Linux 4.19 and later); no namespace created");
+}
+
+/* The whole blocks a created namespace is sure to give, by nd_pfn_init()'s layout and kmem's rounding. */
+static void test_create_blocks(void **state)
+{
+	/* 256 MiB: 8 KiB and 65535 struct pages of 64 bytes, 6 MiB once aligned; 250 MiB of data hold
+	 * no whole 128 MiB block when they start at 2 MiB past a block boundary. */
+	assert_int_equal(pmemram_create_blocks(256 * MiB, BLOCK), 0);
+	assert_int_equal(pmemram_create_blocks(258 * MiB, BLOCK), 0);
+	/* 260 MiB: 254 MiB of data, one whole block wherever they start. */
+	assert_int_equal(pmemram_create_blocks(260 * MiB, BLOCK), 1);
+	assert_int_equal(pmemram_create_blocks(3 * BLOCK, BLOCK), 1);
+	assert_int_equal(pmemram_create_blocks(388 * MiB, BLOCK), 1);
+	assert_int_equal(pmemram_create_blocks(390 * MiB, BLOCK), 2);
+	/* 1 GiB: 18 MiB of info block and map, 1006 MiB of data: 6 blocks at worst, 7 at best. */
+	assert_int_equal(pmemram_create_blocks(1024 * MiB, BLOCK), 6);
+	/* Blocks no larger than the alignment: the data start is always on a block boundary. */
+	assert_int_equal(pmemram_create_blocks(16 * MiB, 2 * MiB), 7);
+	/* Nothing left after the map, or nothing at all. */
+	assert_int_equal(pmemram_create_blocks(2 * MiB, 2 * MiB), 0);
+	assert_int_equal(pmemram_create_blocks(8 << 10, BLOCK), 0);
+	assert_int_equal(pmemram_create_blocks(0, BLOCK), 0);
 }
 
 /* The rule the planner and the libndctl op share. */
@@ -1015,12 +1044,12 @@ static void test_create_size(void **state)
 	r.align = 16 * MiB;
 	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
 	assert_int_equal(size, 1008 * MiB);
-	r.available = 2 * BLOCK + 15 * MiB;
+	r.available = 2 * BLOCK + 31 * MiB;
 	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
-	assert_int_equal(size, 2 * BLOCK);
-	r.available = 2 * BLOCK - 1;
+	assert_int_equal(size, 2 * BLOCK + 16 * MiB);
+	r.available = 2 * BLOCK + 15 * MiB;
 	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), -ENOSPC);
-	assert_int_equal(size, 2 * BLOCK - 16 * MiB);
+	assert_int_equal(size, 2 * BLOCK);
 	/* Three ways: a multiple of 16 MiB and of 6 MiB, 48 MiB, not the larger of the two. */
 	r = (struct pmemram_observed_region){ .has_extent = true, .available = 1000 * MiB, .ways = 3 };
 	assert_int_equal(pmemram_create_size(&r, BLOCK, &size), 0);
@@ -1324,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_convert_only_claimed),
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_create_too_small),
+		cmocka_unit_test(test_create_blocks),
 		cmocka_unit_test(test_create_size),
 		cmocka_unit_test(test_create_uuid),
 		cmocka_unit_test(test_create_unfinished),

@@ -269,7 +269,7 @@ static int create_size(struct job *j, struct ndctl_region *region, const char *r
 	if (k < 0)
 		return job_fail(j, k,
 				"%s: free extent of %llu bytes, %" PRIu64
-				" aligned, less than two memory blocks of %" PRIu64,
+				" aligned, too little to be sure of one whole memory block of %" PRIu64,
 				region_name, extent, *ret, block_size);
 	return 0;
 }

@@ -135,6 +135,13 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	return buf;
 }
 
+/* What a devdax namespace keeps ahead of its data with its memory map in the namespace (the
+ * location pmemram gives it): 8 KiB for the label space and the info block, then a struct page of at
+ * most 64 bytes (MAX_STRUCT_PAGE_SIZE) for each 4 KiB page (x86-64). */
+#define DEVDAX_INFO_RESERVE (8ULL << 10)
+#define DEVDAX_STRUCT_PAGE 64ULL
+#define DEVDAX_PAGE 4096ULL
+
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	while (b > 0) {
@@ -144,6 +151,28 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 		b = t;
 	}
 	return a;
+}
+
+uint64_t pmemram_create_blocks(uint64_t size, uint64_t block_size)
+{
+	const uint64_t g = PMEMRAM_DEVDAX_ALIGN;
+	uint64_t offset, data, worst;
+
+	if (size <= DEVDAX_INFO_RESERVE || block_size == 0)
+		return 0;
+	/* nd_pfn_init(): 8 KiB, then a struct page per page of the rest, up to the next 2 MiB. */
+	offset = DEVDAX_INFO_RESERVE + DEVDAX_STRUCT_PAGE * ((size - DEVDAX_INFO_RESERVE) / DEVDAX_PAGE);
+	offset = (offset + g - 1) / g * g;
+	if (offset >= size)
+		return 0;
+	data = size - offset;
+	/* kmem rounds the start up to a block boundary and the end down: the namespace starts on a
+	 * 2 MiB boundary only, and at worst the data starts 2 MiB past a block boundary. */
+	if (g >= block_size)
+		return data / block_size;
+	worst = (data + g) / block_size;
+	worst = worst > 0 ? worst - 1 : 0;
+	return worst < data / block_size ? worst : data / block_size;
 }
 
 int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_size, uint64_t *ret_size)
@@ -158,7 +187,7 @@ int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_
 		align = m > r->available / align ? 0 : m * align; /* more than the extent: none fits */
 	}
 	*ret_size = align > 0 ? r->available / align * align : 0;
-	return *ret_size < 2 * block_size || *ret_size < PMEMRAM_CREATE_MIN ? -ENOSPC : 0;
+	return pmemram_create_blocks(*ret_size, block_size) < 1 || *ret_size < PMEMRAM_CREATE_MIN ? -ENOSPC : 0;
 }
 
 /* ---- building the plan ------------------------------------------------------------ */
@@ -834,7 +863,8 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	pmemram_format_size(r->available, size, sizeof(size));
 	if (k < 0) {
 		set_verdict(v, PMEMRAM_REASON_TOO_SMALL,
-			    "create = devdax: %s free (%s aligned), less than two %s memory blocks; no namespace created",
+			    "create = devdax: %s free (%s aligned), too little to be sure of one whole %s memory block "
+			    "after the devdax memory map; no namespace created",
 			    size, pmemram_format_size(aligned, al, sizeof(al)),
 			    pmemram_format_size(b->observed->block_size, bs, sizeof(bs)));
 		return 0;

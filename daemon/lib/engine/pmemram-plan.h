@@ -87,10 +87,16 @@ struct pmemram_observed_region {
  * kernel's and devdax's), in *ret_size; the planner
  * and the op judge by it alike.  -EOPNOTSUPP when the kernel does not tell the extent (a namespace
  * takes one contiguous extent, which the total free space does not give), -ENOSPC (*ret_size set)
- * when the size is less than two memory blocks of block_size: a devdax device keeps its memory map
- * and info block in the namespace, and kmem onlines only whole blocks aligned in physical memory,
- * so a smaller namespace may give none and still use up the claim's one namespace. */
+ * when pmemram_create_blocks() of that size is 0: such a namespace may give no memory and still use
+ * up the claim's one namespace. */
 int pmemram_create_size(const struct pmemram_observed_region *r, uint64_t block_size, uint64_t *ret_size);
+
+/* The whole memory blocks of block_size that kmem adds, wherever the kernel places it, from the
+ * devdax namespace of size bytes that create = devdax makes: the namespace keeps its info block
+ * and memory map ahead of the data (aligned to 2 MiB), and kmem adds only whole blocks aligned in
+ * physical memory while the namespace is sure of 2 MiB alignment only.  With 128 MiB blocks, 260
+ * MiB is the least size that gives one block (390 MiB two). */
+uint64_t pmemram_create_blocks(uint64_t size, uint64_t block_size);
 
 /* A udev rule that onlines hot-added memory, other than pmemram's own. */
 struct pmemram_observed_udev {
