@@ -12,6 +12,8 @@
 #include "fileio.h"
 #include "macro.h"
 #include "pmemram-config.h"
+#include "pmemram-observe.h"
+#include "pmemram-plan.h"
 
 #define CLAIM_SCHEMA_VERSION 1
 /* The drop-in of claim NAME: PMEMRAM_CONFIG_DROPIN_DIR/DROPIN_PREFIX NAME .conf, first line DROPIN_MARKER. */
@@ -27,6 +29,7 @@ struct settings {
 	char value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
 	enum pmemram_zone zone;
 	bool convert;
+	bool create; /* create = devdax */
 };
 
 /* One edit of the configuration directory under its lock; undone by edit_done() unless committed. */
@@ -242,7 +245,9 @@ static int defined_elsewhere(const struct edit *e, const struct pmemram_config *
 
 static void settings_from_claim(const struct pmemram_claim *claim, struct settings *s)
 {
-	*s = (struct settings){ .match = claim->match, .zone = claim->zone, .convert = claim->convert };
+	*s = (struct settings){
+		.match = claim->match, .zone = claim->zone, .convert = claim->convert, .create = claim->create
+	};
 	strcpy(s->value, claim->match_value);
 }
 
@@ -283,7 +288,12 @@ struct change {
 	char from[2 * PMEMRAM_CONFIG_NAME_MAX], to[2 * PMEMRAM_CONFIG_NAME_MAX];
 };
 
-static size_t diff_settings(const struct settings *a, const struct settings *b, struct change changes[static 3])
+static const char *create_string(bool create)
+{
+	return create ? "devdax" : "no";
+}
+
+static size_t diff_settings(const struct settings *a, const struct settings *b, struct change changes[static 4])
 {
 	char x[2 * PMEMRAM_CONFIG_NAME_MAX], y[2 * PMEMRAM_CONFIG_NAME_MAX];
 	size_t n = 0;
@@ -305,6 +315,11 @@ static size_t diff_settings(const struct settings *a, const struct settings *b, 
 		strcpy(changes[n].from, yes_no(a->convert));
 		strcpy(changes[n++].to, yes_no(b->convert));
 	}
+	if (a->create != b->create) {
+		changes[n] = (struct change){ .key = "create" };
+		strcpy(changes[n].from, create_string(a->create));
+		strcpy(changes[n++].to, create_string(b->create));
+	}
 	return n;
 }
 
@@ -313,8 +328,9 @@ struct outcome {
 	const char *action; /* "created", "replaced", "unchanged", "removed" */
 	bool have_settings;
 	struct settings settings;
-	struct change changes[3];
+	struct change changes[4];
 	size_t n_changes;
+	const char *create_plan; /* with create: what pmemramd's plan does in the region, NULL without */
 	const char *daemon; /* "reloaded", "not-running", "failed", "not-asked" */
 };
 
@@ -349,7 +365,12 @@ static int print_json(const struct edit *e, const struct outcome *o)
 					    ? json_object_new_string(pmemram_config_online_to_string(o->settings.zone))
 					    : NULL) == 0 &&
 	     json_object_object_add(root, "convert",
-				    o->have_settings ? json_object_new_boolean(o->settings.convert) : NULL) == 0;
+				    o->have_settings ? json_object_new_boolean(o->settings.convert) : NULL) == 0 &&
+	     json_object_object_add(root, "create",
+				    o->have_settings ? json_object_new_boolean(o->settings.create) : NULL) == 0;
+	if (ok && streq(e->command, "claim"))
+		ok = json_object_object_add(root, "create_plan",
+					    o->create_plan ? json_object_new_string(o->create_plan) : NULL) == 0;
 	if (ok && streq(o->action, "removed"))
 		ok = json_object_object_add(root, "memory_given_back", json_object_new_boolean(false)) == 0;
 	else if (ok) {
@@ -430,6 +451,7 @@ struct claim_args {
 	const char *value; /* NULL for all-devdax */
 	enum pmemram_zone zone;
 	bool convert;
+	bool create;
 };
 
 /* The drop-in's text; the value is checked for its characters already, the parser judges the rest. */
@@ -446,13 +468,16 @@ static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 			(void)pmemram_uuid_normalize(value + strlen("uuid:")); /* lower case when it is one */
 	}
 	n = asprintf(ret,
-		     DROPIN_MARKER "\n"
+		     DROPIN_MARKER
+		     "\n"
 		     "# 'pmemramctl claim %s ...' replaces this file, 'pmemramctl unclaim %s' removes it.\n"
 		     "[claim \"%s\"]\n"
 		     "match = %s\n"
 		     "online = %s\n"
-		     "convert = %s\n",
-		     name, name, name, value, pmemram_config_online_to_string(a->zone), yes_no(a->convert));
+		     "convert = %s\n"
+		     "%s",
+		     name, name, name, value, pmemram_config_online_to_string(a->zone), yes_no(a->convert),
+		     a->create ? "create = devdax\n" : "");
 	return n < 0 ? -ENOMEM : n;
 }
 
@@ -469,6 +494,58 @@ static int write_tmp(struct edit *e, const char *text, size_t len)
 	return CTL_EXIT_OK;
 }
 
+/* create = devdax in region: what pmemramd's plan with configuration c does there, as pmemramctl
+ * plan shows it.  CTL_EXIT_OK with that in note; otherwise the region is missing or the plan
+ * refuses it (too little free space, a namespace with the claim's name that pmemram did not make),
+ * said on stderr, and CTL_EXIT_CONFIG. */
+static int check_create(const struct edit *e, const struct pmemram_config *c, const char *region, char *note,
+			size_t size)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
+	bool found = false;
+	int r;
+
+	if (ctl_ctx_new(&ctx) < 0)
+		return CTL_EXIT_SYSTEM;
+	/* The users of devices do not change what is created: not scanned. */
+	r = pmemram_observe_lazy(ctx, &o);
+	if (r < 0)
+		return ctl_read_failed(ctx, "the system state", r);
+	for (size_t i = 0; i < o->observed.n_regions; i++)
+		found = found || streq(o->observed.regions[i].name, region);
+	if (!found) {
+		fprintf(stderr,
+			"%s claim: --create: there is no nvdimm region %s (ndctl list -R lists them) to create a "
+			"namespace in; nothing was changed\n",
+			program_invocation_short_name, region);
+		return CTL_EXIT_CONFIG;
+	}
+	r = pmemram_plan_compute(c, &o->observed, &plan);
+	if (r < 0) {
+		fprintf(stderr, "%s claim: cannot compute the plan: %s\n", program_invocation_short_name, strerror(-r));
+		return CTL_EXIT_SYSTEM;
+	}
+	for (size_t i = 0; i < plan->n_verdicts; i++) {
+		const struct pmemram_device_verdict *v = &plan->verdicts[i];
+
+		if (!streq(v->device, region) || !streq(v->claim, e->name))
+			continue;
+		if (v->verdict == PMEMRAM_VERDICT_REFUSED) {
+			fprintf(stderr, "%s claim: --create: %s would be refused %s: %s; nothing was changed\n",
+				program_invocation_short_name, region, pmemram_reason_to_string(v->reason), v->text);
+			return CTL_EXIT_CONFIG;
+		}
+		snprintf(note, size, "%s: %s", region, v->text);
+		return CTL_EXIT_OK;
+	}
+	/* No verdict for the region: it holds the namespace the claim made (plan_region()). */
+	snprintf(note, size, "%s: the namespace claim '%s' created is there already, nothing to create", region,
+		 e->name);
+	return CTL_EXIT_OK;
+}
+
 /* Without ret, the whole command: the drop-in, the output, the reload.  With ret, only the
  * drop-in and (unless json) its line of output: the caller reloads and reports. */
 static int do_claim(const char *dir, const char *name, const struct claim_args *a, bool json,
@@ -482,7 +559,7 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 	struct outcome o = { .action = "created" };
 	struct settings old, new;
 	const struct pmemram_claim *claim;
-	char source[sizeof(PMEMRAM_CONFIG_DROPIN_DIR "/") + sizeof(e.tmp)];
+	char source[sizeof(PMEMRAM_CONFIG_DROPIN_DIR "/") + sizeof(e.tmp)], create_plan[PMEMRAM_PLAN_TEXT_MAX + 64];
 	bool renamed;
 	int r, len;
 
@@ -552,6 +629,12 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		ctl_print_config_errors(e.dir, &errors, r);
 		return CTL_EXIT_CONFIG;
 	}
+	if (a->create) {
+		r = check_create(&e, result, a->value, create_plan, sizeof(create_plan));
+		if (r != CTL_EXIT_OK)
+			return r;
+		o.create_plan = create_plan;
+	}
 
 	r = file_commit_at(e.dropin_fd, e.tmp, e.base, &renamed);
 	e.tmp[0] = '\0';
@@ -577,9 +660,10 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		char m[2 * PMEMRAM_CONFIG_NAME_MAX];
 
 		if (!e.exists)
-			printf("Wrote %s: claim '%s', match = %s, online = %s, convert = %s.\n", e.path, name,
+			printf("Wrote %s: claim '%s', match = %s, online = %s, convert = %s%s.\n", e.path, name,
 			       match_string(&o.settings, m, sizeof(m)),
-			       pmemram_config_online_to_string(o.settings.zone), yes_no(o.settings.convert));
+			       pmemram_config_online_to_string(o.settings.zone), yes_no(o.settings.convert),
+			       o.settings.create ? ", create = devdax" : "");
 		else {
 			printf("Replaced %s: claim '%s'", e.path, name);
 			for (size_t i = 0; i < o.n_changes; i++)
@@ -587,6 +671,8 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 				       o.changes[i].to);
 			printf(".\n");
 		}
+		if (o.create_plan)
+			printf("Plan for %s.\n", o.create_plan);
 	}
 	if (o.settings.convert)
 		fprintf(stderr,
@@ -614,6 +700,8 @@ static void claim_help(void)
 {
 	printf("Usage: %s claim [--json] [--config DIR] NAME MATCH [--online movable|normal]\n"
 	       "       [--convert --destroy-data]\n"
+	       "       %s claim [--json] [--config DIR] NAME --region regionN --create\n"
+	       "       [--online movable|normal]\n"
 	       "       %s claim [--json] [--config DIR] --from-daxctl [FILE]\n"
 	       "\n"
 	       "Claim dax devices as system RAM: write the drop-in\n"
@@ -641,6 +729,10 @@ static void claim_help(void)
 	       "     --convert          let pmemramd turn the namespace into devdax first; only with\n"
 	       "                        --uuid: this DESTROYS the namespace's contents\n"
 	       "     --destroy-data     required with --convert: you accept that\n"
+	       "     --create           let pmemramd create one devdax namespace named NAME over the\n"
+	       "                        region's largest free extent; only with --region.  Free space\n"
+	       "                        only: no namespace's data is touched.  Refused when the region\n"
+	       "                        is missing or pmemramd's plan would refuse it\n"
 	       "     --from-daxctl [FILE]  write a claim daxctl-NAME for each [reconfigure-device NAME]\n"
 	       "                        section of FILE (default: the *.conf files of $PMEMRAM_DAXCTL_CONFIG_DIR\n"
 	       "                        or " PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "); sections with no pmemram\n"
@@ -649,14 +741,14 @@ static void claim_help(void)
 	       ")\n"
 	       "  -j --json             Print JSON (schema in pmemramctl(8))\n"
 	       "  -h --help             Show this help\n",
-	       program_invocation_short_name, program_invocation_short_name);
+	       program_invocation_short_name, program_invocation_short_name, program_invocation_short_name);
 }
 
 #define MATCH_OPTIONS "--uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev or --all-devdax"
 
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 {
-	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL, OPT_CXL_REGION, OPT_CXL_MEMDEV };
+	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL, OPT_CXL_REGION, OPT_CXL_MEMDEV, OPT_CREATE };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -671,6 +763,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "online", required_argument, NULL, 'o' },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
 		{ "destroy-data", no_argument, NULL, OPT_DESTROY_DATA },
+		{ "create", no_argument, NULL, OPT_CREATE },
 		{ "from-daxctl", no_argument, NULL, OPT_FROM_DAXCTL },
 		{},
 	};
@@ -744,6 +837,9 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		case OPT_DESTROY_DATA:
 			destroy_data = settings = true;
 			break;
+		case OPT_CREATE:
+			a.create = settings = true;
+			break;
 		default:
 			return ctl_unknown_option("claim", argv);
 		}
@@ -762,7 +858,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			return ctl_usage_error("claim",
 					       "--from-daxctl takes the claims' settings from daxctl's files: "
 					       "no --uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev, "
-					       "--all-devdax, --online, --convert or --destroy-data");
+					       "--all-devdax, --online, --convert, --destroy-data or --create");
 		if (optind + 1 < argc)
 			return ctl_usage_error("claim", "unexpected argument '%s'", argv[optind + 1]);
 		return ctl_claim_from_daxctl(dir, optind < argc ? argv[optind] : NULL, json);
@@ -798,6 +894,11 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 				       "--destroy-data to say that you accept that");
 	if (destroy_data && !a.convert)
 		return ctl_usage_error("claim", "--destroy-data goes with --convert only");
+	if (a.create && a.match != PMEMRAM_MATCH_REGION)
+		return ctl_usage_error("claim",
+				       "--create needs --region: pmemramd creates a namespace in an nvdimm region, "
+				       "not with %s",
+				       match_options[a.match]);
 
 	return do_claim(dir, name, &a, json, NULL);
 }

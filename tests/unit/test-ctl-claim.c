@@ -20,6 +20,7 @@
 
 #include "fake-sysfs.h"
 #include "pmemram-config.h"
+#include "pmemram-plan.h"
 #include "pmemram-private.h"
 #include "run-ctl.h"
 
@@ -32,7 +33,7 @@ struct claim_env {
 	char *tmp;  /* holds conf and the socket */
 	char *conf; /* the configuration directory */
 	char *sock;
-	char *vars[4];
+	char *vars[7]; /* with fake_system(), the fake roots from vars[3] */
 };
 
 static int setup(void **state)
@@ -512,6 +513,12 @@ static void test_claim_usage(void **state)
 		  "--destroy-data to say that you accept that\n" },
 		{ { "claim", "x", "--uuid", UUID, "--destroy-data" },
 		  "pmemramctl claim: --destroy-data goes with --convert only\n" },
+		{ { "claim", "x", "--device", "dax0.0", "--create" },
+		  "pmemramctl claim: --create needs --region: pmemramd creates a namespace in an nvdimm region, not "
+		  "with --device\n" },
+		{ { "claim", "x", "--cxl-region", "region0", "--create" },
+		  "pmemramctl claim: --create needs --region: pmemramd creates a namespace in an nvdimm region, not "
+		  "with --cxl-region\n" },
 		{ { "claim", "x", "--cxl-memdev", "0x1 2" },
 		  "pmemramctl claim: --cxl-memdev: invalid value '0x1 2' (expected a memdev serial number)\n" },
 		{ { "claim", "--all-devdax" }, "pmemramctl claim: missing NAME\n" },
@@ -1019,27 +1026,32 @@ static void test_from_daxctl_missing(void **state)
 	assert_null(read_conf(state, "pmemram.conf.d"));
 }
 
+/* A fake HMAT system in *env, its roots added to ENV(state)'s environment. */
+static void fake_system(void **state, void **env)
+{
+	struct fake_env *fake;
+	char **vars = ENV(state)->vars;
+
+	assert_int_equal(fake_env_setup_hmat(env), 0);
+	fake = *env;
+	assert_true(asprintf(&vars[3], "PMEMRAM_SYSFS_ROOT=%s", fake->root) >= 0 &&
+		    asprintf(&vars[4], "PMEMRAM_PROCFS_ROOT=%s", fake->proc) >= 0 &&
+		    asprintf(&vars[5], "PMEMRAM_UDEV_ROOT=%s", fake->udev) >= 0);
+}
+
 /* A section for a device one of pmemram's claims by region already decides for: a drop-in by
  * UUID would outrank that claim, so the section is refused; the others are still written. */
 static void test_from_daxctl_outranked(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
 	_cleanup_(freep) char *line = NULL, *f = daxctl_path(state, "10-a.conf");
-	char *vars[7] = {};
-	struct fake_env *fake;
 	void *env = NULL;
 
-	assert_int_equal(fake_env_setup_hmat(&env), 0);
-	fake = env;
-	assert_true(asprintf(&vars[3], "PMEMRAM_SYSFS_ROOT=%s", fake->root) >= 0 &&
-		    asprintf(&vars[4], "PMEMRAM_PROCFS_ROOT=%s", fake->proc) >= 0 &&
-		    asprintf(&vars[5], "PMEMRAM_UDEV_ROOT=%s", fake->udev) >= 0);
-	for (size_t i = 0; i < 3; i++)
-		vars[i] = strdup(ENV(state)->vars[i]);
+	fake_system(state, &env);
 	write_conf(state, "pmemram.conf", "# mine\n[claim \"mine\"]\nmatch = region:region1\nonline = normal\n");
 	write_daxctl(state, "10-a.conf", SECTION("dd", FAKE_UUID_DEVDAX_INFO, "") SECTION("later", UUID_B, ""));
 
-	run = run_ctl_env((const char *const *)vars, (const char *const[]){ "claim", "--from-daxctl", NULL });
+	run = RUN(state, "claim", "--from-daxctl");
 	assert_int_equal(run->status, 3);
 	assert_true(asprintf(&line,
 			     "pmemramctl claim: %s:1: section 'dd' cannot be translated: outranked by claim 'mine' "
@@ -1049,8 +1061,115 @@ static void test_from_daxctl_outranked(void **state)
 	assert_null(read_conf(state, DROPIN("daxctl-dd")));
 	free(read_conf(state, DROPIN("daxctl-later")));
 	assert_non_null(strstr(run->out, DROPIN("daxctl-later")));
-	for (size_t i = 0; i < ELEMENTSOF(vars); i++)
-		free(vars[i]);
+	fake_env_teardown(&env);
+}
+
+#define REGION1 "devices/platform/ACPI0012:00/ndbus0/region1"
+
+/* --create: written only when the region is there and pmemramd's plan would create in it; what it
+ * will make is printed. */
+static void test_claim_create(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *text = NULL, *expected = NULL;
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+	struct fake_env *fake;
+	struct json_object *j, *change;
+	void *env = NULL;
+
+	fake_system(state, &env);
+	fake = env;
+
+	/* No such region. */
+	run = RUN(state, "claim", "made", "--region", "region9", "--create");
+	assert_int_equal(run->status, 3);
+	assert_string_equal(run->err, "pmemramctl claim: --create: there is no nvdimm region region9 (ndctl list -R "
+				      "lists them) to create a namespace in; nothing was changed\n");
+	assert_string_equal(run->out, "");
+	assert_null(read_conf(state, DROPIN("made")));
+
+	/* The kernel does not tell the largest free extent. */
+	free(run);
+	run = RUN(state, "claim", "made", "--region", "region1", "--create");
+	assert_int_equal(run->status, 3);
+	assert_string_equal(run->err, "pmemramctl claim: --create: region1 would be refused extent-unknown: create = "
+				      "devdax: the kernel does not tell region1's largest free extent "
+				      "(max_available_extent, Linux 4.19 and later); no namespace created; nothing "
+				      "was changed\n");
+	assert_null(read_conf(state, DROPIN("made")));
+
+	/* Two 128 MiB blocks of free space: not sure to give one whole block. */
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/max_available_extent", "%llu\n", 256ULL << 20), 0);
+	free(run);
+	run = RUN(state, "claim", "made", "--region", "region1", "--create");
+	assert_int_equal(run->status, 3);
+	assert_non_null(strstr(run->err, "region1 would be refused too-small: create = devdax: 256 MiB free"));
+	assert_null(read_conf(state, DROPIN("made")));
+	assert_null(read_conf(state, "pmemram.conf.d"));
+
+	/* Enough: written, with what pmemramd will make. */
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/max_available_extent", "%llu\n", 260ULL << 20), 0);
+	free(run);
+	run = RUN(state, "claim", "made", "--region", "region1", "--create");
+	assert_int_equal(run->status, 0);
+	text = read_conf(state, DROPIN("made"));
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\n[claim \"made\"]\nmatch = region:region1\nonline = movable\nconvert = "
+				     "no\ncreate = devdax\n"));
+	assert_true(asprintf(&expected,
+			     "Wrote %s/%s: claim 'made', match = region:region1, online = movable, convert = no, "
+			     "create = devdax.\nPlan for region1: create a devdax namespace 'made' of 260 MiB over the "
+			     "region's 260 MiB of free space.\n",
+			     ENV(state)->conf, DROPIN("made")) >= 0);
+	assert_string_equal(run->out, expected);
+
+	/* The namespace made: nothing more to create, the claim can still change. */
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/namespace1.0/alt_name", "made\n"), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/namespace1.0/uuid", "%s\n",
+					  pmemram_create_uuid_string("made", uuid)),
+			 0);
+	free(run);
+	run = RUN(state, "claim", "--json", "made", "--region", "region1", "--create", "--online", "normal");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_string_equal(json_string_at(j, "action"), "replaced");
+	assert_string_equal(json_string_at(j, "match"), "region:region1");
+	assert_true(json_object_get_boolean(json_object_object_get(j, "create")));
+	assert_string_equal(json_string_at(j, "create_plan"),
+			    "region1: the namespace claim 'made' created is there already, nothing to create");
+	change = json_object_array_get_idx(json_object_object_get(j, "changes"), 0);
+	assert_string_equal(json_string_at(change, "key"), "online");
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "changes")), 1);
+	json_object_put(j);
+
+	/* Without --create again: the key goes, and the change says so. */
+	free(run);
+	run = RUN(state, "claim", "--json", "made", "--region", "region1", "--online", "normal");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_false(json_object_get_boolean(json_object_object_get(j, "create")));
+	assert_null(json_object_object_get(j, "create_plan"));
+	change = json_object_array_get_idx(json_object_object_get(j, "changes"), 0);
+	assert_string_equal(json_string_at(change, "key"), "create");
+	assert_string_equal(json_string_at(change, "from"), "devdax");
+	assert_string_equal(json_string_at(change, "to"), "no");
+	json_object_put(j);
+	free(text);
+	text = read_conf(state, DROPIN("made"));
+	assert_null(strstr(text, "create"));
+
+	/* A namespace with the claim's name that pmemram did not make: refused, as the plan refuses it. */
+	free(run);
+	run = RUN(state, "unclaim", "made");
+	assert_int_equal(run->status, 0);
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/max_available_extent", "%llu\n", 1ULL << 30), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/namespace1.0/alt_name", "other\n"), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, REGION1 "/namespace1.0/uuid", "%s\n", FAKE_UUID_DEVDAX), 0);
+	free(run);
+	run = RUN(state, "claim", "other", "--region", "region1", "--create");
+	assert_int_equal(run->status, 3);
+	assert_non_null(strstr(run->err, "region1 would be refused name-taken: "));
+	assert_null(read_conf(state, DROPIN("other")));
 	fake_env_teardown(&env);
 }
 
@@ -1064,6 +1183,7 @@ int main(void)
 		CLAIM_TEST(test_claim_idempotent),
 		CLAIM_TEST(test_claim_hmem),
 		CLAIM_TEST(test_claim_cxl),
+		CLAIM_TEST(test_claim_create),
 		CLAIM_TEST(test_claim_conflict),
 		CLAIM_TEST(test_claim_invalid),
 		CLAIM_TEST(test_claim_usage),

@@ -10,7 +10,7 @@
 set -u
 . ./lib.sh
 
-plan 12
+plan 13
 conf=/etc/pmemram/pmemram.conf
 nd=/sys/bus/nd/devices
 ux=$(new_uuid) uy=$(new_uuid)
@@ -40,7 +40,9 @@ nsY=$(jq -r .dev "$PMEMRAM_OUT/ns-nsY.json")
 free=$(cat "$nd/region0/max_available_extent")
 align=$(create_align)
 note "X=$nsX Y=$nsY (unclaimed); region0's largest free extent: $((free >> 20)) MiB, align $(cat "$nd/region0/align"), $(cat "$nd/region0/mappings") ways: $((align >> 20)) MiB"
-printf '[claim "made"]\nmatch = region:region0\ncreate = devdax\n' >"$conf"
+: >"$conf"
+ok "pmemramctl claim --create writes the claim and prints the creation planned" \
+	sh -c "pmemramctl claim made --region region0 --create | grep -q \"^Plan for region0: create a devdax namespace 'made' of \""
 ok "pmemramctl plan shows the creation" \
 	sh -c "pmemramctl plan | grep -q \"region0: create devdax namespace 'made' over all its free space\""
 must "start pmemramd with the create claim" systemctl start pmemramd.service
