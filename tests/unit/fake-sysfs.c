@@ -371,6 +371,19 @@ int fake_sysfs_add_hmem(const char *root, int id, const char *name, const char *
 	return add_dax_device(root, dir, "../../../../", name, driver, node, size, resource);
 }
 
+int fake_sysfs_add_dax_mapping(const char *root, const char *name, int id, unsigned long long start,
+			       unsigned long long end, unsigned long long page_offset)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "bus/dax/devices/%s/mapping%d/start", name, id);
+	CHECK(fake_sysfs_write(root, path, "%#llx\n", start));
+	snprintf(path, sizeof(path), "bus/dax/devices/%s/mapping%d/end", name, id);
+	CHECK(fake_sysfs_write(root, path, "%#llx\n", end));
+	snprintf(path, sizeof(path), "bus/dax/devices/%s/mapping%d/page_offset", name, id);
+	return fake_sysfs_write(root, path, "%#llx\n", page_offset);
+}
+
 static int populate_nvdimm(const char *root)
 {
 	/* region0: the brief's devdax namespace, 1006 MiB as System RAM; an idle seed beside it */

@@ -40,6 +40,9 @@ int fake_sysfs_symlink(const char *root, const char *path, const char *target);
 /* A soft-reserved dax device: devices/platform/hmem.ID/NAME bound to driver, linked from bus/dax. */
 int fake_sysfs_add_hmem(const char *root, int id, const char *name, const char *driver, int node,
 			unsigned long long size, unsigned long long resource);
+/* mappingID of a dax device (bus/dax/devices/NAME/mappingID): start, end (inclusive) and page_offset. */
+int fake_sysfs_add_dax_mapping(const char *root, const char *name, int id, unsigned long long start,
+			       unsigned long long end, unsigned long long page_offset);
 /* Remove root/path, recursively for directories. */
 int fake_sysfs_remove(const char *root, const char *path);
 /* A new memory block as hotplug leaves it: its attributes and, unless node < 0, its node link. */

@@ -130,6 +130,60 @@ static void test_sources(void **state)
 	assert_null(pmemram_ctx_get_error_path(env->ctx));
 }
 
+/* A device's mappingN, in device order whatever their numbers; in pieces, or one range. */
+static void test_ranges(void **state)
+{
+	_cleanup_(pmemram_dax_list_freep) struct pmemram_dax_list *l = NULL;
+	struct fake_env *env = ENV(state);
+	const struct pmemram_dax *d;
+	char buf[128];
+
+	assert_int_equal(fake_sysfs_add_hmem(env->root, 0, "dax2.0", "device_dax", 1, 256ULL << 20, 0x70000000), 0);
+	/* mapping0 holds the device's second half (page_offset in pages): the first listed is mapping1 */
+	assert_int_equal(fake_sysfs_add_dax_mapping(env->root, "dax2.0", 0, 0x60000000, 0x67ffffff, 0x8000), 0);
+	assert_int_equal(fake_sysfs_add_dax_mapping(env->root, "dax2.0", 1, 0x70000000, 0x77ffffff, 0), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), 0);
+	d = &l->devices[2];
+	assert_int_equal(d->n_ranges, 2);
+	assert_int_equal(d->ranges[0].start, 0x70000000);
+	assert_int_equal(d->ranges[0].end, 0x77ffffff);
+	assert_int_equal(d->ranges[1].start, 0x60000000);
+	assert_int_equal(d->ranges[1].page_offset, 0x8000);
+	assert_false(pmemram_dax_contiguous(d));
+	assert_string_equal(pmemram_dax_ranges_format(d, buf, sizeof(buf)),
+			    "0x70000000-0x77ffffff, 0x60000000-0x67ffffff");
+	/* cut to fit */
+	assert_string_equal(pmemram_dax_ranges_format(d, buf, 12), "0x70000000-");
+	/* inside: every range, not resource and size */
+	assert_true(pmemram_dax_inside(d, 0x60000000, 0x77ffffff));
+	assert_false(pmemram_dax_inside(d, 0x70000000, 0x7fffffff));
+	assert_false(pmemram_dax_inside(d, 0x60000000, 0x6fffffff));
+
+	/* NVDIMM devices without mappingN (before 5.10): one range, resource and size */
+	assert_int_equal(l->devices[0].n_ranges, 0);
+	assert_true(pmemram_dax_contiguous(&l->devices[0]));
+	assert_true(pmemram_dax_inside(&l->devices[0], 0x140000000, 0x140000000 + 1054867456 - 1));
+	assert_false(pmemram_dax_inside(&l->devices[0], 0x140000000, 0x140000000 + 1054867456 - 2));
+	/* no address known: inside nothing */
+	assert_false(pmemram_dax_inside(&l->devices[1], 0, UINT64_MAX));
+	l = pmemram_dax_list_free(l);
+
+	/* The two pieces next to each other: one range. */
+	assert_int_equal(fake_sysfs_add_dax_mapping(env->root, "dax2.0", 0, 0x78000000, 0x7fffffff, 0x8000), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), 0);
+	assert_true(pmemram_dax_contiguous(&l->devices[2]));
+	assert_true(pmemram_dax_inside(&l->devices[2], 0x70000000, 0x7fffffff));
+	l = pmemram_dax_list_free(l);
+
+	/* An end before its start is an error, blamed on the file. */
+	assert_int_equal(fake_sysfs_write(env->root, "bus/dax/devices/dax2.0/mapping0/end", "0x1000\n"), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), -EINVAL);
+	assert_true(fake_env_error_path_is(env, "bus/dax/devices/dax2.0/mapping0/end"));
+	assert_int_equal(fake_sysfs_remove(env->root, "bus/dax/devices/dax2.0/mapping0/end"), 0);
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), -ENOENT);
+	assert_true(fake_env_error_path_is(env, "bus/dax/devices/dax2.0/mapping0/end"));
+}
+
 static int read_dax(struct pmemram_ctx *ctx)
 {
 	struct pmemram_dax_list *l = (struct pmemram_dax_list *)0x1;
@@ -164,6 +218,7 @@ int main(void)
 		FAKE_TEST(test_unbound_and_sorted, fake_env_setup_hmat),
 		FAKE_TEST(test_no_dax_bus, fake_env_setup_stock),
 		FAKE_TEST(test_sources, fake_env_setup_hmat),
+		FAKE_TEST(test_ranges, fake_env_setup_hmat),
 		cmocka_unit_test(test_parse_source),
 		cmocka_unit_test(test_failures),
 	};

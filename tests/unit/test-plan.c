@@ -832,6 +832,53 @@ static void test_hmem_refusals(void **state)
 		       "end aligned down 0x68000000)");
 }
 
+/* An hmem device of several ranges: a range claim takes it only with every range inside; one in
+ * pieces is refused naming its ranges, one whose ranges follow each other is one range. */
+static void test_hmem_ranges(void **state)
+{
+	static const char window[] = "[claim \"window\"]\nmatch = hmem:60000000-6fffffff\n";
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	struct world w;
+
+	world_init(&w);
+	/* mapping0 inside the window, mapping1 far above it; resource and size alone would fit. */
+	d = add_dax(&w, "dax1.0", "", PMEMRAM_DAX_DEVDAX, 0x60000000, 2 * BLOCK);
+	d->dax.source = PMEMRAM_DAX_SOURCE_HMEM;
+	d->dax.target_node = 1;
+	d->region[0] = '\0';
+	d->dax.n_ranges = 2;
+	d->dax.ranges[0] = (struct pmemram_dax_range){ 0x60000000, 0x67ffffff, 0 };
+	d->dax.ranges[1] = (struct pmemram_dax_range){ 0x200000000, 0x207ffffff, 0x8000 };
+	p = plan(&w, window);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	assert_int_equal(p->n_unmatched, 1);
+	p = pmemram_plan_free(p);
+
+	/* Both inside, with a gap: matched, refused. */
+	d->dax.ranges[1] = (struct pmemram_dax_range){ 0x6c000000, 0x6fffffff, 0x8000 };
+	expect_refusal(&w, window, PMEMRAM_REASON_RANGES_SPLIT,
+		       "dax1.0 has 2 physical ranges that are not one contiguous range (0x60000000-0x67ffffff, "
+		       "0x6c000000-0x6fffffff): pmemram onlines a device of one range only");
+	/* Claimed by node, the same. */
+	expect_refusal(&w, "[claim \"n\"]\nmatch = hmem:node=1\n", PMEMRAM_REASON_RANGES_SPLIT,
+		       "dax1.0 has 2 physical ranges that are not one contiguous range (0x60000000-0x67ffffff, "
+		       "0x6c000000-0x6fffffff): pmemram onlines a device of one range only");
+
+	/* More ranges than are kept: not known to be inside, never matched by range. */
+	d->dax.n_ranges = PMEMRAM_DAX_RANGES_MAX + 1;
+	p = plan(&w, window);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_IGNORED, PMEMRAM_REASON_UNCLAIMED, NULL);
+	p = pmemram_plan_free(p);
+
+	/* The second right after the first: one range, planned as resource and size say. */
+	d->dax.n_ranges = 2;
+	d->dax.ranges[1] = (struct pmemram_dax_range){ 0x68000000, 0x6fffffff, 0x8000 };
+	p = plan(&w, window);
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "disable device_dax, bind kmem, then online 2 blocks as movable on node 1");
+}
+
 /* CXL claims match through the device's CXL origin, never through the nvdimm region's name. */
 static void test_cxl_matches(void **state)
 {
@@ -1361,6 +1408,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_sector_and_unfinished),
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_refusals),
+		cmocka_unit_test(test_hmem_ranges),
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_cxl_matches),

@@ -188,6 +188,47 @@ static void test_range_name_taken(void **state)
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 }
 
+/* An hmem device in two pieces: each range shown, no single range. */
+static void test_ranges(void **state)
+{
+	struct pmemram_dax d = { .name = "dax3.0",
+				 .source = PMEMRAM_DAX_SOURCE_HMEM,
+				 .driver = "kmem",
+				 .mode = PMEMRAM_DAX_SYSTEM_RAM,
+				 .target_node = 1,
+				 .size = 256ULL << 20,
+				 .has_resource = true,
+				 .resource = 0x60000000,
+				 .n_ranges = 2,
+				 .ranges = { { 0x60000000, 0x67ffffff, 0 }, { 0x70000000, 0x77ffffff, 0x8000 } } };
+	struct pmemram_provenance p = { .source = PMEMRAM_DAX_SOURCE_HMEM };
+	struct json_object *j, *v = NULL;
+
+	j = pmemram_provenance_to_json(&d, &p);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "range", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(j, "ranges", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "0x60000000-0x67ffffff");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1)), "0x70000000-0x77ffffff");
+	json_object_put(j);
+
+	/* the second right after the first: one range again */
+	d.ranges[1] = (struct pmemram_dax_range){ 0x68000000, 0x6fffffff, 0x8000 };
+	j = pmemram_provenance_to_json(&d, &p);
+	assert_true(json_object_object_get_ex(j, "range", &v));
+	assert_string_equal(json_object_get_string(v), "0x60000000-0x6fffffff");
+	json_object_put(j);
+
+	/* unknown (not root, or before 5.10): null */
+	d.n_ranges = 0;
+	j = pmemram_provenance_to_json(&d, &p);
+	assert_true(json_object_object_get_ex(j, "ranges", &v));
+	assert_null(v);
+	json_object_put(j);
+}
+
 #define FAKE_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, fake_env_teardown)
 
 int main(void)
@@ -197,6 +238,7 @@ int main(void)
 		FAKE_TEST(test_onlined_lock, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance_observed, fake_env_setup_hmat),
 		FAKE_TEST(test_range_name_taken, fake_env_setup_hmat),
+		cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -697,8 +697,20 @@ static void test_refusals(void **state)
 		       "blocks");
 	r = pmemram_release_report_free(r);
 
-	/* an unreadable tree names the file */
+	/* ranges with a gap between them: its blocks are not those of resource and size */
 	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/devices/" DEVICE "/resource", "0x100000000\n"), 0);
+	assert_int_equal(fake_sysfs_add_dax_mapping(f->env->root, DEVICE, 0, 0x100000000, 0x107ffffff, 0), 0);
+	assert_int_equal(fake_sysfs_add_dax_mapping(f->env->root, DEVICE, 1, 0x200000000, 0x207ffffff, 0x8000), 0);
+	assert_int_equal(run(f, DEVICE, false, &r), -EOPNOTSUPP);
+	assert_outcome(r, PMEMRAM_RELEASE_REFUSED, -EOPNOTSUPP,
+		       "dax0.0: 2 physical ranges that are not one contiguous range (0x100000000-0x107ffffff, "
+		       "0x200000000-0x207ffffff): pmemram releases a device of one range only; use daxctl "
+		       "offline-memory");
+	r = pmemram_release_report_free(r);
+	assert_int_equal(fake_sysfs_remove(f->env->root, "bus/dax/devices/" DEVICE "/mapping0"), 0);
+	assert_int_equal(fake_sysfs_remove(f->env->root, "bus/dax/devices/" DEVICE "/mapping1"), 0);
+
+	/* an unreadable tree names the file */
 	assert_int_equal(fake_env_break(f->env, "devices/system/memory/memory36/valid_zones", "Bogus\n"), 0);
 	assert_int_equal(run(f, DEVICE, false, &r), -EINVAL);
 	assert_int_equal(r->outcome, PMEMRAM_RELEASE_REFUSED);

@@ -309,6 +309,13 @@ enum pmemram_dax_source {
 /* "unknown", "nvdimm", "hmem", "cxl". */
 const char *pmemram_dax_source_to_string(enum pmemram_dax_source s);
 
+/* One physical range of a dax device: its mappingN (start and end inclusive, page_offset where it
+ * lies in the device). */
+struct pmemram_dax_range {
+	uint64_t start, end, page_offset;
+};
+#define PMEMRAM_DAX_RANGES_MAX 8
+
 struct pmemram_dax {
 	char name[32];	 /* daxX.Y */
 	enum pmemram_dax_source source;
@@ -319,8 +326,23 @@ struct pmemram_dax {
 	uint64_t size;
 	uint64_t align; /* 0 when not reported */
 	bool has_resource;
-	uint64_t resource;
+	uint64_t resource; /* the start of its first range */
+	/* Its ranges in device order (page_offset), from mappingN (root only, Linux 5.10+); 0 when
+	 * unknown: then resource and size stand for one range.  Past PMEMRAM_DAX_RANGES_MAX only
+	 * counted. */
+	size_t n_ranges;
+	struct pmemram_dax_range ranges[PMEMRAM_DAX_RANGES_MAX];
 };
+
+/* Whether the device's memory is one contiguous physical range: its ranges known to follow each
+ * other without a gap, or unknown (one range as far as anyone can tell). */
+bool pmemram_dax_contiguous(const struct pmemram_dax *d);
+/* Whether the device lies inside [start, end]: every range when known, else resource and size;
+ * false when its address is unknown or it has more ranges than are kept. */
+bool pmemram_dax_inside(const struct pmemram_dax *d, uint64_t start, uint64_t end);
+/* "0x100000000-0x10fffffff, 0x120000000-0x12fffffff": its ranges as /proc/iomem prints them, cut
+ * to fit size (", ..." when not all are kept). */
+const char *pmemram_dax_ranges_format(const struct pmemram_dax *d, char *buf, size_t size);
 
 struct pmemram_dax_list {
 	size_t n_devices;

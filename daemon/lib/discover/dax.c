@@ -1,9 +1,61 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dax devices from bus/dax/devices/daxX.Y: source, bound driver (mode), target node, size, align, resource. */
+/* dax devices from bus/dax/devices/daxX.Y: source, bound driver (mode), target node, size, align, resource, ranges. */
+#include <inttypes.h>
+
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 
 #define DAX_DIR "bus/dax/devices"
+
+static int range_compare(const void *a, const void *b)
+{
+	const struct pmemram_dax_range *x = a, *y = b;
+
+	return x->page_offset < y->page_offset ? -1 : x->page_offset > y->page_offset;
+}
+
+/* mappingN/{start,end,page_offset} of the device in dir (all of them root's to read): d->ranges in
+ * device order, d->n_ranges 0 when unreadable or absent (before Linux 5.10). */
+static int read_ranges(struct pmemram_ctx *ctx, const char *dir, struct pmemram_dax *d)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir maps = {};
+	char sub[96], path[128];
+	int r;
+
+	r = sysfs_dir_read(ctx, dir, "mapping", PMEMRAM_MAX_DAX_DEVICES, &maps);
+	if (sysfs_absent(ctx, r) || r == -EACCES) {
+		pmemram_ctx_clear_error(ctx);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < maps.n && i < PMEMRAM_DAX_RANGES_MAX; i++) {
+		struct pmemram_dax_range *g = &d->ranges[i];
+
+		r = path_printf(sub, sizeof(sub), "%s/%s", dir, maps.names[i]);
+		if (r >= 0)
+			r = sysfs_read_hex(ctx, SYSFS_JOIN(path, sub, "start"), &g->start);
+		if (r >= 0)
+			r = sysfs_read_hex(ctx, SYSFS_JOIN(path, sub, "end"), &g->end);
+		if (r >= 0 && g->end < g->start) {
+			pmemram_ctx_set_error_path(ctx, path);
+			return log_debug_errno(ctx, -EINVAL, "%s: %s ends at %#" PRIx64 " before its start %#" PRIx64,
+					       d->name, maps.names[i], g->end, g->start);
+		}
+		if (r >= 0)
+			r = sysfs_read_hex(ctx, SYSFS_JOIN(path, sub, "page_offset"), &g->page_offset);
+		if (r == -EACCES) {
+			pmemram_ctx_clear_error(ctx);
+			return 0; /* root's to read: unknown */
+		}
+		if (r < 0)
+			return r;
+	}
+	d->n_ranges = maps.n;
+	qsort(d->ranges, maps.n < PMEMRAM_DAX_RANGES_MAX ? maps.n : PMEMRAM_DAX_RANGES_MAX, sizeof(d->ranges[0]),
+	      range_compare);
+	return 0;
+}
 
 static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram_dax *ret)
 {
@@ -57,8 +109,53 @@ static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	else
 		d.has_resource = true;
 
+	r = read_ranges(ctx, dir, &d);
+	if (r < 0)
+		return r;
+
 	*ret = d;
 	return 0;
+}
+
+bool pmemram_dax_contiguous(const struct pmemram_dax *d)
+{
+	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
+		return false;
+	for (size_t i = 1; i < d->n_ranges; i++)
+		if (d->ranges[i - 1].end == UINT64_MAX || d->ranges[i].start != d->ranges[i - 1].end + 1)
+			return false;
+	return true;
+}
+
+bool pmemram_dax_inside(const struct pmemram_dax *d, uint64_t start, uint64_t end)
+{
+	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
+		return false;
+	for (size_t i = 0; i < d->n_ranges; i++)
+		if (d->ranges[i].start < start || d->ranges[i].end > end)
+			return false;
+	if (d->n_ranges > 0)
+		return true;
+	return d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && d->resource >= start &&
+	       d->resource + (d->size - 1) <= end;
+}
+
+const char *pmemram_dax_ranges_format(const struct pmemram_dax *d, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->n_ranges && i < PMEMRAM_DAX_RANGES_MAX && n < size; i++) {
+		int k = snprintf(buf + n, size - n, "%s0x%" PRIx64 "-0x%" PRIx64, i ? ", " : "", d->ranges[i].start,
+				 d->ranges[i].end);
+
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX && n < size)
+		(void)snprintf(buf + n, size - n, ", ...");
+	return buf;
 }
 
 struct pmemram_dax_list *pmemram_dax_list_free(struct pmemram_dax_list *l)

@@ -50,6 +50,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_USERS_UNKNOWN] = "users-unknown",
 	[PMEMRAM_REASON_NAME_TAKEN] = "name-taken",
 	[PMEMRAM_REASON_EXTENT_UNKNOWN] = "extent-unknown",
+	[PMEMRAM_REASON_RANGES_SPLIT] = "ranges-split",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -326,10 +327,10 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 	case PMEMRAM_MATCH_REGION:
 		return d->region[0] && streq(c->match_value, d->region);
 	case PMEMRAM_MATCH_HMEM_RANGE:
-		/* The whole device inside the range: the name may belong to another device next boot. */
-		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.has_resource && d->dax.size > 0 &&
-		       d->dax.size - 1 <= UINT64_MAX - d->dax.resource && d->dax.resource >= c->range_start &&
-		       d->dax.resource + (d->dax.size - 1) <= c->range_end;
+		/* The whole device, each of its ranges, inside the range: the name may belong to another
+		 * device next boot. */
+		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM &&
+		       pmemram_dax_inside(&d->dax, c->range_start, c->range_end);
 	case PMEMRAM_MATCH_HMEM_NODE:
 		/* Not the region's empty seed device: nothing to online, and never whole blocks. */
 		return d->dax.source == PMEMRAM_DAX_SOURCE_HMEM && d->dax.target_node == c->node && d->dax.size > 0;
@@ -615,6 +616,16 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	}
 	if (!d->dax.has_resource) {
 		set_verdict(v, PMEMRAM_REASON_NO_RESOURCE, "physical address unknown (resource is readable by root only)");
+		return 0;
+	}
+	if (!pmemram_dax_contiguous(&d->dax)) {
+		char ranges[PMEMRAM_PLAN_TEXT_MAX / 2];
+
+		/* Its blocks are not those of resource and size: kmem adds each range on its own. */
+		set_verdict(v, PMEMRAM_REASON_RANGES_SPLIT,
+			    "%s has %zu physical ranges that are not one contiguous range (%s): pmemram onlines "
+			    "a device of one range only",
+			    d->dax.name, d->dax.n_ranges, pmemram_dax_ranges_format(&d->dax, ranges, sizeof(ranges)));
 		return 0;
 	}
 	r = pmemram_block_range(d->dax.resource, d->dax.size, o->block_size, &first, &end);

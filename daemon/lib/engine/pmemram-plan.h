@@ -183,6 +183,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_USERS_UNKNOWN,	    /* processes the users scan could not read: no conversion */
 	PMEMRAM_REASON_NAME_TAKEN,	    /* create = devdax: a namespace not pmemram's has the claim's name */
 	PMEMRAM_REASON_EXTENT_UNKNOWN,	    /* create = devdax: the kernel does not tell the largest free extent */
+	PMEMRAM_REASON_RANGES_SPLIT,	    /* the device's ranges are not one contiguous physical range */
 	_PMEMRAM_REASON_MAX,
 };
 

@@ -47,7 +47,7 @@ struct pmemram_provenance {
 int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d, const struct pmemram_memory *memory,
 			    char *const *ids, size_t n_ids, struct pmemram_provenance *ret);
 
-/* {"device", "mode", "source", "provider", "namespace", "uuid", "range", "target_node",
+/* {"device", "mode", "source", "provider", "namespace", "uuid", "range", "ranges", "target_node",
  * "releasable", "onlined_by"}; NULL when out of memory. */
 struct json_object;
 struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, const struct pmemram_provenance *p);

@@ -184,7 +184,7 @@ static bool blocks_releasable(const struct pmemram_dax *d, const struct pmemram_
 	unsigned long first, end;
 	size_t found = 0;
 
-	if (!memory || !d->has_resource ||
+	if (!memory || !d->has_resource || !pmemram_dax_contiguous(d) ||
 	    pmemram_block_range(d->resource, d->size, memory->block_size, &first, &end) < 0)
 		return false;
 	for (size_t i = 0; i < memory->n_blocks; i++) {
@@ -248,6 +248,26 @@ static bool add_value(struct json_object *o, const char *key, struct json_object
 	return v ? json_add(o, key, v) : json_add_null_value(o, key);
 }
 
+/* "ranges": each of the device's ranges (mappingN) as "0xSTART-0xEND", null when unknown. */
+static bool add_ranges(struct json_object *o, const struct pmemram_dax *d)
+{
+	struct json_object *a;
+
+	if (d->n_ranges == 0 || d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
+		return json_add_null_value(o, "ranges");
+	a = json_object_new_array();
+	for (size_t i = 0; i < d->n_ranges; i++) {
+		char range[48];
+
+		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->ranges[i].start, d->ranges[i].end);
+		if (!json_append(a, json_object_new_string(range))) {
+			json_object_put(a);
+			return false;
+		}
+	}
+	return json_add(o, "ranges", a);
+}
+
 struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, const struct pmemram_provenance *p)
 {
 	struct json_object *o = json_object_new_object();
@@ -258,8 +278,8 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 		json_object_put(o);
 		return NULL;
 	}
-	/* inclusive, as /proc/iomem prints it and hmem: claims take it */
-	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource)
+	/* inclusive, as /proc/iomem prints it and hmem: claims take it; none for a device in pieces */
+	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && pmemram_dax_contiguous(d))
 		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->resource,
 			       d->resource + (d->size - 1));
 	ok = json_add(o, "device", json_object_new_string(d->name)) &&
@@ -267,7 +287,7 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 	     json_add(o, "source", json_object_new_string(pmemram_dax_source_to_string(p->source))) &&
 	     add_value(o, "provider", string_or_null(p->provider)) &&
 	     add_value(o, "namespace", string_or_null(p->namespace)) && add_value(o, "uuid", string_or_null(p->uuid)) &&
-	     add_value(o, "range", string_or_null(range)) &&
+	     add_value(o, "range", string_or_null(range)) && add_ranges(o, d) &&
 	     add_value(o, "target_node", d->target_node >= 0 ? json_object_new_int(d->target_node) : NULL) &&
 	     add_value(o, "releasable", p->releasable_unknown ? NULL : json_object_new_boolean(p->releasable)) &&
 	     add_value(o, "onlined_by", string_or_null(p->onlined_by));

@@ -424,6 +424,14 @@ static int load(struct run *run, struct pmemram_dax *ret_dax)
 			      "%s: physical address unknown (resource is readable by root only): cannot find its "
 			      "memory blocks",
 			      report->device);
+	if (!pmemram_dax_contiguous(d)) {
+		char ranges[160];
+
+		return settle(run, PMEMRAM_RELEASE_REFUSED, -EOPNOTSUPP,
+			      "%s: %zu physical ranges that are not one contiguous range (%s): pmemram releases a "
+			      "device of one range only; use daxctl offline-memory",
+			      report->device, d->n_ranges, pmemram_dax_ranges_format(d, ranges, sizeof(ranges)));
+	}
 
 	r = pmemram_memory_read(run->ctx, &mem);
 	if (r == -ENOMEM)
