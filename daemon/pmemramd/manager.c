@@ -476,14 +476,13 @@ static void log_unmatched(struct manager *m, const struct pmemram_plan *old, con
 		for (size_t k = 0; old && k < old->n_unmatched; k++)
 			before = before || streq(old->unmatched[k], plan->unmatched[i]);
 		if (!before) {
-			char f_claim[96];
+			const struct pmemram_claim *c = pmemram_config_find_claim(m->config, plan->unmatched[i]);
+			char f_claim[96], text[2 * PMEMRAM_PLAN_TEXT_MAX + 64];
 			const char *fields[] = { f_claim, NULL };
 
 			(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", plan->unmatched[i]);
-			manager_event(m, MANAGER_EVENT_CLAIM_UNMATCHED, fields,
-				      "claim '%s' matches no device (for a UUID: the namespace's, or the one ndctl list -N "
-				      "shows)",
-				      plan->unmatched[i]);
+			manager_event(m, MANAGER_EVENT_CLAIM_UNMATCHED, fields, "%s",
+				      pmemram_claim_unmatched_text(plan, i, c, text, sizeof(text)));
 		}
 	}
 }

@@ -879,6 +879,73 @@ static void test_hmem_ranges(void **state)
 		       "disable device_dax, bind kmem, then online 2 blocks as movable on node 1");
 }
 
+/* The claim-unmatched event: what to check, for each kind of match, and the plan's note after it. */
+static void test_unmatched_text(void **state)
+{
+	static const char conf[] = "[claim \"u\"]\nmatch = uuid:" UUID "\n"
+				   "[claim \"d\"]\nmatch = device:dax9.0\n"
+				   "[claim \"r\"]\nmatch = region:region7\n"
+				   "[claim \"rc\"]\nmatch = region:region8\ncreate = devdax\n"
+				   "[claim \"h\"]\nmatch = hmem:60000000-6fffffff\n"
+				   "[claim \"hn\"]\nmatch = hmem:node=3\n"
+				   "[claim \"cr\"]\nmatch = cxl-region:region4\n"
+				   "[claim \"cm\"]\nmatch = cxl-memdev:0x5eed0001\n"
+				   "[claim \"a\"]\nmatch = all-devdax\n";
+	static const char *const texts[] = {
+		"claim 'u' matches no device: compare it with the namespace's UUID in ndctl list -N (the label's, "
+		"or the one the info block names)",
+		"claim 'd' matches no device: dax device names change across boots and hmem and nvdimm devices "
+		"share them: prefer uuid:, hmem: or cxl-memdev:",
+		"claim 'r' matches no device: check ndctl list -R -N: an empty region has no dax device (add "
+		"create = devdax to make one)",
+		"claim 'rc' matches no device: check that ndctl list -R shows the region (create = devdax makes its "
+		"namespace)",
+		"claim 'h' matches no device: check the Soft Reserved lines of /proc/iomem and daxctl list: each of "
+		"the device's ranges must lie inside, and reading them needs root",
+		"claim 'hn' matches no device: check the target_node of the hmem devices (daxctl list): the "
+		"firmware's proximity domain",
+		"claim 'cr' matches no device: the kernel may not have reassembled the CXL region at boot (cxl list "
+		"-R), and a region made again may have another number: prefer cxl-memdev:SERIAL",
+		"claim 'cm' matches no device: check the serial with cxl list -M, and that a region using that "
+		"memdev is assembled and has a dax device (cxl list -R, daxctl list); CXL origin of dax0.0 needs "
+		"root to read: /sys/bus/nd/devices/region1/resource",
+		"claim 'a' matches no device: there is no dax device at all (daxctl list)",
+	};
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config(conf);
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_observed_dax *d;
+	char buf[2 * PMEMRAM_PLAN_TEXT_MAX + 64];
+	struct world w;
+
+	world_init(&w);
+	/* a device no claim takes (an nvdimm one, unclaimed by all-devdax: that is the point of 'a' below) */
+	d = add_dax(&w, "dax0.0", "", PMEMRAM_DAX_DEVDAX, START, SIZE);
+	d->cxl.error = -EACCES;
+	strcpy(d->cxl.error_path, "/sys/bus/nd/devices/region1/resource");
+	w.o.n_devices = 0;
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
+	assert_int_equal(p->n_unmatched, 9);
+	for (size_t i = 0; i < p->n_unmatched; i++) {
+		if (streq(p->unmatched[i], "cm"))
+			continue; /* with the device's note, below */
+		assert_string_equal(pmemram_claim_unmatched_text(p, i, pmemram_config_find_claim(c, p->unmatched[i]),
+								 buf, sizeof(buf)),
+				    texts[i]);
+	}
+	p = pmemram_plan_free(p);
+
+	/* The CXL origin the device could not be read for goes after the hint. */
+	w.o.n_devices = 1;
+	p = plan(&w, "[claim \"cm\"]\nmatch = cxl-memdev:0x5eed0001\n");
+	assert_int_equal(p->n_unmatched, 1);
+	assert_string_equal(pmemram_claim_unmatched_text(p, 0, pmemram_config_find_claim(c, "cm"), buf, sizeof(buf)),
+			    texts[7]);
+	/* A claim the configuration no longer has: no hint. */
+	assert_string_equal(pmemram_claim_unmatched_text(p, 0, NULL, buf, sizeof(buf)),
+			    "claim 'cm' matches no device; CXL origin of dax0.0 needs root to read: "
+			    "/sys/bus/nd/devices/region1/resource");
+}
+
 /* CXL claims match through the device's CXL origin, never through the nvdimm region's name. */
 static void test_cxl_matches(void **state)
 {
@@ -1409,6 +1476,7 @@ int main(void)
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_refusals),
 		cmocka_unit_test(test_hmem_ranges),
+		cmocka_unit_test(test_unmatched_text),
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_cxl_matches),

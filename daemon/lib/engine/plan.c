@@ -915,6 +915,46 @@ static bool observed_is_valid(const struct pmemram_observed *o)
 }
 
 /* What may have kept a claim from matching: for a CXL claim, a device whose CXL side is unknown. */
+/* What to check when claim c matches no device, for its kind of match. */
+static const char *unmatched_hint(const struct pmemram_claim *c)
+{
+	switch (c->match) {
+	case PMEMRAM_MATCH_UUID:
+		return "compare it with the namespace's UUID in ndctl list -N (the label's, or the one the info "
+		       "block names)";
+	case PMEMRAM_MATCH_DEVICE:
+		return "dax device names change across boots and hmem and nvdimm devices share them: prefer uuid:, "
+		       "hmem: or cxl-memdev:";
+	case PMEMRAM_MATCH_REGION:
+		return c->create ? "check that ndctl list -R shows the region (create = devdax makes its namespace)"
+				 : "check ndctl list -R -N: an empty region has no dax device (add create = devdax to "
+				   "make one)";
+	case PMEMRAM_MATCH_HMEM_RANGE:
+		return "check the Soft Reserved lines of /proc/iomem and daxctl list: each of the device's ranges must "
+		       "lie inside, and reading them needs root";
+	case PMEMRAM_MATCH_HMEM_NODE:
+		return "check the target_node of the hmem devices (daxctl list): the firmware's proximity domain";
+	case PMEMRAM_MATCH_CXL_REGION:
+		return "the kernel may not have reassembled the CXL region at boot (cxl list -R), and a region "
+		       "made again may have another number: prefer cxl-memdev:SERIAL";
+	case PMEMRAM_MATCH_CXL_MEMDEV:
+		return "check the serial with cxl list -M, and that a region using that memdev is assembled and has "
+		       "a dax device (cxl list -R, daxctl list)";
+	default:
+		return "there is no dax device at all (daxctl list)";
+	}
+}
+
+char *pmemram_claim_unmatched_text(const struct pmemram_plan *plan, size_t i, const struct pmemram_claim *c, char *buf,
+				   size_t size)
+{
+	const char *note = plan->unmatched_notes[i];
+
+	snprintf(buf, size, "claim '%s' matches no device%s%s%s%s", plan->unmatched[i], c ? ": " : "",
+		 c ? unmatched_hint(c) : "", note[0] ? "; " : "", note);
+	return buf;
+}
+
 static void unmatched_note(const struct pmemram_observed *o, const struct pmemram_claim *c, char *buf, size_t size)
 {
 	buf[0] = '\0';

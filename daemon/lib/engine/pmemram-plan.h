@@ -215,6 +215,11 @@ struct pmemram_plan {
 	char (*unmatched_notes)[PMEMRAM_PLAN_TEXT_MAX];
 };
 
+/* The claim-unmatched event's text for the plan's unmatched claim i, with what to check for the
+ * claim's kind of match (c, as config has it; NULL: none) and the plan's note on it. */
+char *pmemram_claim_unmatched_text(const struct pmemram_plan *plan, size_t i, const struct pmemram_claim *c, char *buf,
+				   size_t size);
+
 /* Pure: reads config and observed, writes *ret.  A converged system gives no actions.
  * After a CONVERT_NAMESPACE or BIND_KMEM the applier re-reads and plans again; the plan already
  * lists the blocks kmem will add, from the device's range and the block size. */
