@@ -149,7 +149,7 @@ static void test_ranges(void **state)
 	assert_int_equal(d->ranges[0].end, 0x77ffffff);
 	assert_int_equal(d->ranges[1].start, 0x60000000);
 	assert_int_equal(d->ranges[1].page_offset, 0x8000);
-	assert_false(pmemram_dax_contiguous(d));
+	assert_false(pmemram_dax_contiguous(d, 0));
 	assert_string_equal(pmemram_dax_ranges_format(d, buf, sizeof(buf)),
 			    "0x70000000-0x77ffffff, 0x60000000-0x67ffffff");
 	/* cut to fit */
@@ -161,7 +161,7 @@ static void test_ranges(void **state)
 
 	/* NVDIMM devices without mappingN (before 5.10): one range, resource and size */
 	assert_int_equal(l->devices[0].n_ranges, 0);
-	assert_true(pmemram_dax_contiguous(&l->devices[0]));
+	assert_true(pmemram_dax_contiguous(&l->devices[0], 0));
 	assert_true(pmemram_dax_inside(&l->devices[0], 0x140000000, 0x140000000 + 1054867456 - 1));
 	assert_false(pmemram_dax_inside(&l->devices[0], 0x140000000, 0x140000000 + 1054867456 - 2));
 	/* no address known: inside nothing */
@@ -171,7 +171,11 @@ static void test_ranges(void **state)
 	/* The two pieces next to each other: one range. */
 	assert_int_equal(fake_sysfs_add_dax_mapping(env->root, "dax2.0", 0, 0x78000000, 0x7fffffff, 0x8000), 0);
 	assert_int_equal(pmemram_dax_list_read(env->ctx, &l), 0);
-	assert_true(pmemram_dax_contiguous(&l->devices[2]));
+	assert_true(pmemram_dax_contiguous(&l->devices[2], 0));
+	/* joined at 0x78000000: on a block boundary for 128 MiB blocks, inside a 256 MiB block, which
+	 * kmem would add for neither range */
+	assert_true(pmemram_dax_contiguous(&l->devices[2], 128ULL << 20));
+	assert_false(pmemram_dax_contiguous(&l->devices[2], 256ULL << 20));
 	assert_true(pmemram_dax_inside(&l->devices[2], 0x70000000, 0x7fffffff));
 	l = pmemram_dax_list_free(l);
 

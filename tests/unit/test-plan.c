@@ -857,13 +857,15 @@ static void test_hmem_ranges(void **state)
 
 	/* Both inside, with a gap: matched, refused. */
 	d->dax.ranges[1] = (struct pmemram_dax_range){ 0x6c000000, 0x6fffffff, 0x8000 };
-	expect_refusal(&w, window, PMEMRAM_REASON_RANGES_SPLIT,
-		       "dax1.0 has 2 physical ranges that are not one contiguous range (0x60000000-0x67ffffff, "
-		       "0x6c000000-0x6fffffff): pmemram onlines a device of one range only");
+	expect_refusal(
+		&w, window, PMEMRAM_REASON_RANGES_SPLIT,
+		"dax1.0 has 2 physical ranges that are not one range of whole memory blocks (0x60000000-0x67ffffff, "
+		"0x6c000000-0x6fffffff): pmemram onlines a device whose ranges meet on block boundaries only");
 	/* Claimed by node, the same. */
-	expect_refusal(&w, "[claim \"n\"]\nmatch = hmem:node=1\n", PMEMRAM_REASON_RANGES_SPLIT,
-		       "dax1.0 has 2 physical ranges that are not one contiguous range (0x60000000-0x67ffffff, "
-		       "0x6c000000-0x6fffffff): pmemram onlines a device of one range only");
+	expect_refusal(
+		&w, "[claim \"n\"]\nmatch = hmem:node=1\n", PMEMRAM_REASON_RANGES_SPLIT,
+		"dax1.0 has 2 physical ranges that are not one range of whole memory blocks (0x60000000-0x67ffffff, "
+		"0x6c000000-0x6fffffff): pmemram onlines a device whose ranges meet on block boundaries only");
 
 	/* More ranges than are kept: not known to be inside, never matched by range. */
 	d->dax.n_ranges = PMEMRAM_DAX_RANGES_MAX + 1;
@@ -877,6 +879,15 @@ static void test_hmem_ranges(void **state)
 	p = plan(&w, window);
 	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
 		       "disable device_dax, bind kmem, then online 2 blocks as movable on node 1");
+	p = pmemram_plan_free(p);
+
+	/* Contiguous, but meeting 2 MiB into a block: kmem would add that block for neither range. */
+	d->dax.ranges[0] = (struct pmemram_dax_range){ 0x60000000, 0x681fffff, 0 };
+	d->dax.ranges[1] = (struct pmemram_dax_range){ 0x68200000, 0x6fffffff, 0x8200 };
+	expect_refusal(
+		&w, window, PMEMRAM_REASON_RANGES_SPLIT,
+		"dax1.0 has 2 physical ranges that are not one range of whole memory blocks (0x60000000-0x681fffff, "
+		"0x68200000-0x6fffffff): pmemram onlines a device whose ranges meet on block boundaries only");
 }
 
 /* The claim-unmatched event: what to check, for each kind of match, and the plan's note after it. */

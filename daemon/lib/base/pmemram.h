@@ -335,8 +335,10 @@ struct pmemram_dax {
 };
 
 /* Whether the device's memory is one contiguous physical range: its ranges known to follow each
- * other without a gap, or unknown (one range as far as anyone can tell). */
-bool pmemram_dax_contiguous(const struct pmemram_dax *d);
+ * other without a gap, or unknown (one range as far as anyone can tell).  With block_size > 0, every
+ * join must also fall on a memory-block boundary: kmem adds each range's whole blocks on its own,
+ * so only then are its blocks those of resource and size. */
+bool pmemram_dax_contiguous(const struct pmemram_dax *d, uint64_t block_size);
 /* Whether the device lies inside [start, end]: every range when known, else resource and size;
  * false when its address is unknown or it has more ranges than are kept. */
 bool pmemram_dax_inside(const struct pmemram_dax *d, uint64_t start, uint64_t end);

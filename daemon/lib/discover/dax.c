@@ -117,12 +117,13 @@ static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	return 0;
 }
 
-bool pmemram_dax_contiguous(const struct pmemram_dax *d)
+bool pmemram_dax_contiguous(const struct pmemram_dax *d, uint64_t block_size)
 {
 	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
 		return false;
 	for (size_t i = 1; i < d->n_ranges; i++)
-		if (d->ranges[i - 1].end == UINT64_MAX || d->ranges[i].start != d->ranges[i - 1].end + 1)
+		if (d->ranges[i - 1].end == UINT64_MAX || d->ranges[i].start != d->ranges[i - 1].end + 1 ||
+		    (block_size > 0 && d->ranges[i].start % block_size != 0))
 			return false;
 	return true;
 }

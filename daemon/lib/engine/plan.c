@@ -618,13 +618,14 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 		set_verdict(v, PMEMRAM_REASON_NO_RESOURCE, "physical address unknown (resource is readable by root only)");
 		return 0;
 	}
-	if (!pmemram_dax_contiguous(&d->dax)) {
+	if (!pmemram_dax_contiguous(&d->dax, o->block_size)) {
 		char ranges[PMEMRAM_PLAN_TEXT_MAX / 2];
 
-		/* Its blocks are not those of resource and size: kmem adds each range on its own. */
+		/* Its blocks are not those of resource and size: kmem adds each range's whole blocks on
+		 * its own. */
 		set_verdict(v, PMEMRAM_REASON_RANGES_SPLIT,
-			    "%s has %zu physical ranges that are not one contiguous range (%s): pmemram onlines "
-			    "a device of one range only",
+			    "%s has %zu physical ranges that are not one range of whole memory blocks (%s): "
+			    "pmemram onlines a device whose ranges meet on block boundaries only",
 			    d->dax.name, d->dax.n_ranges, pmemram_dax_ranges_format(&d->dax, ranges, sizeof(ranges)));
 		return 0;
 	}

@@ -184,7 +184,7 @@ static bool blocks_releasable(const struct pmemram_dax *d, const struct pmemram_
 	unsigned long first, end;
 	size_t found = 0;
 
-	if (!memory || !d->has_resource || !pmemram_dax_contiguous(d) ||
+	if (!memory || !d->has_resource || !pmemram_dax_contiguous(d, memory->block_size) ||
 	    pmemram_block_range(d->resource, d->size, memory->block_size, &first, &end) < 0)
 		return false;
 	for (size_t i = 0; i < memory->n_blocks; i++) {
@@ -279,7 +279,7 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 		return NULL;
 	}
 	/* inclusive, as /proc/iomem prints it and hmem: claims take it; none for a device in pieces */
-	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && pmemram_dax_contiguous(d))
+	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && pmemram_dax_contiguous(d, 0))
 		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->resource,
 			       d->resource + (d->size - 1));
 	ok = json_add(o, "device", json_object_new_string(d->name)) &&

@@ -424,7 +424,9 @@ static int load(struct run *run, struct pmemram_dax *ret_dax)
 			      "%s: physical address unknown (resource is readable by root only): cannot find its "
 			      "memory blocks",
 			      report->device);
-	if (!pmemram_dax_contiguous(d)) {
+	/* Joins inside a block are fine here: that block was never added, and every block the span
+	 * holds is the device's. */
+	if (!pmemram_dax_contiguous(d, 0)) {
 		char ranges[160];
 
 		return settle(run, PMEMRAM_RELEASE_REFUSED, -EOPNOTSUPP,

@@ -47,7 +47,7 @@ must "claim the soft-reserved range" pmemramctl claim soft --hmem "$range"
 must "reconcile" pmemramctl reconcile
 is "daemon: $H refused ranges-split" "$(daemon_verdict "$H")" "refused ranges-split"
 ok "the verdict names $H and both ranges" sh -c "pmemramctl plan --json | jq -r '.devices[] | select(.device == \"$H\") | .text' |
-	grep -qF '$H has 2 physical ranges that are not one contiguous range (0x60000000-0x63ffffff, 0x68000000-0x6bffffff)'"
+	grep -qF '$H has 2 physical ranges that are not one range of whole memory blocks (0x60000000-0x63ffffff, 0x68000000-0x6bffffff)'"
 is "$H is left on device_dax" "$(dev_driver "$H")" device_dax
 bs=$(block_size)
 is "no memory block of the window was added" \
