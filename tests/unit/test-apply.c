@@ -287,6 +287,15 @@ static void assert_result(const struct pmemram_apply_report *report, size_t i, e
 		assert_string_equal(res->reason, reason);
 }
 
+/* dd, pid 6262, holding /dev/pmem3 (region3's raw namespace) open without mapping it. */
+static void dd_opens_pmem3(struct fake *f)
+{
+	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/comm", "dd\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/exe", "/usr/bin/dd"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/maps", "\n"), 0);
+	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/fd/3", "/dev/pmem3"), 0);
+}
+
 /* ---- tests -------------------------------------------------------------------------------- */
 
 static void test_full_sequence_in_order(void **state)
@@ -656,10 +665,7 @@ static void test_convert_namespace_rechecks_users(void **state)
 		      "namespace2.0: in use (/dev/pmem2 mounted): not converting");
 	report = pmemram_apply_report_free(report);
 
-	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/comm", "dd\n"), 0);
-	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/exe", "/usr/bin/dd"), 0);
-	assert_int_equal(fake_sysfs_write(f->env->proc, "6262/maps", "\n"), 0);
-	assert_int_equal(fake_sysfs_symlink(f->env->proc, "6262/fd/3", "/dev/pmem3"), 0);
+	dd_opens_pmem3(f);
 	assert_int_equal(run(f, open, 1, false, &report), -EBUSY);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
 		      "namespace3.0: in use (/dev/pmem3 open by pid 6262 (dd)): not converting");
@@ -765,6 +771,38 @@ static void test_create_namespace(void **state)
 	report = pmemram_apply_report_free(report);
 	assert_int_equal(f->n_calls, 2);
 	assert_string_equal(f->calls[1], "create region0 made");
+}
+
+/* A half-made namespace of the claim's (its name and UUID, raw) is finished only when nothing uses
+ * its disk: finishing disables it. */
+static void test_create_namespace_half_made_busy(void **state)
+{
+	static const struct pmemram_action actions[] = {
+		{ .type = PMEMRAM_ACTION_CREATE_NAMESPACE, .device = "region3", .claim = "made", .node = -1 },
+	};
+	struct pmemram_apply_report *report = NULL;
+	struct fake *f = FAKE(state);
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace3.0/alt_name", "made\n"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/nd/devices/namespace3.0/uuid", "%s\n",
+					  pmemram_create_uuid_string("made", uuid)),
+			 0);
+	dd_opens_pmem3(f);
+	assert_int_equal(run(f, actions, 1, false, &report), -EBUSY);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "region3: namespace3.0, named 'made', is in use (/dev/pmem3 open by pid 6262 (dd)): not "
+		      "finishing it");
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 0);
+
+	/* closed: the op is asked to finish it */
+	assert_int_equal(fake_sysfs_remove(f->env->proc, "6262/fd/3"), 0);
+	f->convert_ignored = true;
+	assert_int_equal(run(f, actions, 1, false, &report), -EIO);
+	report = pmemram_apply_report_free(report);
+	assert_int_equal(f->n_calls, 1);
+	assert_string_equal(f->calls[0], "create region3 made");
 }
 
 /* A devdax namespace named after the claim that pmemram did not create (ndctl create-namespace
@@ -1056,6 +1094,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_convert_namespace_other_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_namespace_half_made_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_rechecks_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_late_error, setup, teardown),

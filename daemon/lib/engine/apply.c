@@ -607,6 +607,17 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 		return fail(run, r, "%s: cannot read its namespaces: %s", a->device, strerror(-r));
 	if (devdax)
 		return succeed(run, true, "%s: already holds devdax namespace %s named '%s'", a->device, ns, a->claim);
+	/* A half-made one of the claim's is finished, which disables it: not while it is in use (a raw
+	 * namespace has a disk that anyone may have opened or mounted since). */
+	if (ns[0]) {
+		r = pmemram_namespace_in_use(run->ctx, ns, why, sizeof(why));
+		if (r < 0)
+			return fail(run, r, "%s: cannot tell whether %s is in use: %s", a->device, ns, strerror(-r));
+		if (r > 0)
+			return fail(run, -EBUSY, "%s: %s, named '%s', is in use (%s): not finishing it", a->device, ns,
+				    a->claim, why);
+		why[0] = '\0';
+	}
 
 	room = why_room(snprintf(NULL, 0, CREATE_FAILED, a->device, a->claim));
 	r = run->ops->create_namespace
