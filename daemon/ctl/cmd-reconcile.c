@@ -59,12 +59,17 @@ static int reconcile_local(const char *dir, bool json)
 	struct pmemram_reconcile_options opts = {};
 	struct pmemram_apply_options apply = {};
 	char record[PATH_MAX], onlined_dir[PATH_MAX];
+	_cleanup_(closep) int lock = -1;
 	bool configured;
 	int r;
 
 	r = ctl_load_config(dir, false, &config, &configured);
 	if (r != CTL_EXIT_OK)
 		return r;
+	/* Never beside pmemramd, nor pmemramd beside this: each would undo the other's bind. */
+	lock = ctl_lock_runtime();
+	if (lock < 0)
+		return -lock;
 	if (ctl_ctx_new(&ctx) < 0)
 		return CTL_EXIT_SYSTEM;
 	ctl_held_read(ctx, &held);

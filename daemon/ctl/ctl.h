@@ -105,6 +105,9 @@ void ctl_print_reconcile_json(struct json_object *o);
 
 /* name in pmemramd's runtime directory (the socket's), or that directory for NULL: 0 or -errno. */
 int ctl_runtime_path(const char *name, char *buf, size_t size);
+/* Take pmemramd's lock (PMEMRAMD_LOCK_FILE) for work in this process, so that neither runs beside
+ * the other: the locked descriptor, or a CTL_EXIT_* code (negated) after saying why. */
+int ctl_lock_runtime(void);
 
 /* The devices pmemramd holds after a release (PMEMRAM_HELD_FILE in the socket's directory). */
 struct ctl_held {

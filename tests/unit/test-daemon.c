@@ -176,7 +176,8 @@ static bool status_answered(const char *path, int timeout_ms)
 }
 
 /* A second pmemramd on the same runtime directory: refused before it touches anything, naming the
- * first, whose socket stays and answers; once the first is gone, one starts. */
+ * first, whose socket stays and answers; so is pmemramctl reconcile --local; once the first is
+ * gone, one starts. */
 static void test_second_daemon_refused(void **state)
 {
 	struct dirs d;
@@ -202,6 +203,21 @@ static void test_second_daemon_refused(void **state)
 	assert_int_equal(stat(d.socket, &after), 0);
 	assert_int_equal(before.st_ino, after.st_ino); /* not replaced */
 	assert_true(status_answered(d.socket, 5000));
+
+	/* nor does pmemramctl reconcile --local work beside it (refused before it reads the system) */
+	{
+		char sock_env[128];
+		const char *ctl_env[] = { d.config_env, sock_env, NULL };
+		const char *ctl_args[] = { "reconcile", "--local", NULL };
+
+		snprintf(sock_env, sizeof(sock_env), "PMEMRAM_SOCKET=%s", d.socket);
+		free(run);
+		run = run_program_env("PMEMRAMCTL", "pmemramctl", ctl_env, ctl_args);
+		assert_int_equal(run->status, 2);
+		snprintf(expect, sizeof(expect), "pmemramd (pid %d) is running (%s/pmemramd.lock is locked)",
+			 (int)first, d.root);
+		assert_non_null(strstr(run->err, expect));
+	}
 
 	kill(first, SIGTERM);
 	assert_int_equal(waitpid(first, NULL, 0), first);
