@@ -15,6 +15,7 @@
 
 #define FROM_DAXCTL_SCHEMA_VERSION 1
 #define CLAIM_NAME_PREFIX "daxctl-" /* the claim written for [reconfigure-device NAME] */
+#define REASON_MAX 640		    /* why a section is refused, with the NUL */
 
 /* pmemram's own configuration in dir, without daxctl's: 0 and *ret (empty when there is none),
  * or an exit code with the errors printed. */
@@ -78,8 +79,8 @@ static int read_daxctl(struct pmemram_config *c, const char *file)
 	return CTL_EXIT_OK;
 }
 
-/* The machine as pmemramd would plan it with c: for the sections a claim of pmemram's own already
- * decides for.  Only looked at when c has a claimed section and a claim of its own not by UUID. */
+/* The machine as pmemramd would plan it with c: whether a drop-in for a claimed section would take
+ * a device daxctl never touches, or one a claim of pmemram's own decides for. */
 struct seen {
 	struct pmemram_ctx *ctx;
 	struct pmemram_observation *o;
@@ -93,15 +94,14 @@ static void seen_done(struct seen *w)
 	pmemram_ctx_unref(w->ctx);
 }
 
+/* Any section that would be written: the devices are looked at for each (a claim of pmemram's by a
+ * device's label UUID and a section by its info block's UUID name the same device). */
 static bool needs_observing(const struct pmemram_config *c)
 {
-	bool claimed = false, broad = false;
-
 	for (size_t i = 0; i < c->n_daxctl; i++)
-		claimed = claimed || c->daxctl[i].state == PMEMRAM_DAXCTL_CLAIMED;
-	for (size_t i = 0; i < c->n_claims; i++)
-		broad = broad || (!c->claims[i].from_daxctl && c->claims[i].match != PMEMRAM_MATCH_UUID);
-	return claimed && broad;
+		if (c->daxctl[i].state == PMEMRAM_DAXCTL_CLAIMED)
+			return true;
+	return false;
 }
 
 static int observe(const struct pmemram_config *c, struct seen *w)
@@ -123,8 +123,8 @@ static int observe(const struct pmemram_config *c, struct seen *w)
 	return CTL_EXIT_OK;
 }
 
-/* The claim of pmemram's own that decides for a device with the section's UUID, or NULL: a drop-in
- * by UUID would take the device from it. */
+/* The claim of pmemram's own that decides for a device the drop-in's match = uuid: would take (the
+ * label's UUID or the info block's), or NULL: the drop-in would take the device from it. */
 static const struct pmemram_claim *outranked_by(const struct pmemram_config *c, const struct seen *w,
 						const struct pmemram_daxctl_section *s)
 {
@@ -132,9 +132,51 @@ static const struct pmemram_claim *outranked_by(const struct pmemram_config *c, 
 		const struct pmemram_observed_dax *d = &w->o->observed.devices[i];
 		const struct pmemram_claim *claim = pmemram_config_find_claim(c, w->plan->verdicts[i].claim);
 
-		/* daxctl matches the info block's UUID alone (as the section's claim does) */
-		if (claim && !claim->from_daxctl && !strcasecmp(d->info_uuid, s->uuid))
+		if (claim && !claim->from_daxctl &&
+		    (!strcasecmp(d->info_uuid, s->uuid) || !strcasecmp(d->uuid, s->uuid)))
 			return claim;
+	}
+	return NULL;
+}
+
+/* A device whose namespace's label UUID is the section's and whose info block's is not: daxctl never
+ * applies the section to it, but pmemram's match = uuid: takes either, so a drop-in would. */
+static const struct pmemram_observed_dax *label_only(const struct seen *w, const struct pmemram_daxctl_section *s)
+{
+	for (size_t i = 0; w->o && i < w->o->observed.n_devices; i++) {
+		const struct pmemram_observed_dax *d = &w->o->observed.devices[i];
+
+		if (d->uuid[0] && !strcasecmp(d->uuid, s->uuid) && strcasecmp(d->info_uuid, s->uuid) != 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* Why a claimed section's drop-in must not be written, in buf, or NULL. */
+static const char *not_writable(const struct pmemram_config *c, const struct seen *w,
+				const struct pmemram_daxctl_section *s, char *buf, size_t size)
+{
+	const struct pmemram_observed_dax *d;
+	const struct pmemram_claim *mine;
+	char where[PATH_MAX + 16];
+
+	if (s->state != PMEMRAM_DAXCTL_CLAIMED)
+		return NULL;
+	d = label_only(w, s);
+	if (d) {
+		snprintf(buf, size,
+			 "%s is the label UUID of %s's namespace %s, not its info block's (%s): daxctl never applies "
+			 "the section to it, and a drop-in's match = uuid: would",
+			 s->uuid, d->dax.name, d->namespace[0] ? d->namespace : "(none)",
+			 d->info_uuid[0] ? d->info_uuid : "unknown");
+		return buf;
+	}
+	mine = outranked_by(c, w, s);
+	if (mine) {
+		pmemram_config_origin_to_string(c, mine->defined, where, sizeof(where));
+		snprintf(buf, size, "outranked by claim '%.63s' (%.100s): a drop-in would change which claim decides",
+			 mine->name, where);
+		return buf;
 	}
 	return NULL;
 }
@@ -164,6 +206,51 @@ static struct json_object *section_json(const struct pmemram_config *c, const st
 	return o;
 }
 
+/* The section whose mode counts for a merged section's UUID (whose drop-in holds its keys), or NULL. */
+static const struct pmemram_daxctl_section *merged_into(const struct pmemram_config *c,
+							const struct pmemram_daxctl_section *s)
+{
+	for (size_t i = 0; i < c->n_daxctl; i++) {
+		const struct pmemram_daxctl_section *p = &c->daxctl[i];
+
+		if (streq(p->uuid, s->uuid) &&
+		    (p->state == PMEMRAM_DAXCTL_CLAIMED || p->state == PMEMRAM_DAXCTL_REDUNDANT ||
+		     p->state == PMEMRAM_DAXCTL_CONFLICT))
+			return p;
+	}
+	return NULL;
+}
+
+/* Why nothing is written for s (in buf, or s's own text), or NULL: a merged section shares the
+ * refusal of the section its keys join. */
+static const char *refusal(const struct pmemram_config *c, const struct seen *w, const struct pmemram_daxctl_section *s,
+			   char *buf, size_t size)
+{
+	const struct pmemram_daxctl_section *p;
+	char why[REASON_MAX], where[PATH_MAX + 16];
+	const char *r;
+
+	switch (s->state) {
+	case PMEMRAM_DAXCTL_CLAIMED:
+		return not_writable(c, w, s, buf, size);
+	case PMEMRAM_DAXCTL_REDUNDANT:
+		return NULL;
+	case PMEMRAM_DAXCTL_MERGED:
+		p = merged_into(c, s);
+		r = p ? refusal(c, w, p, why, sizeof(why)) : NULL;
+		if (!r)
+			return NULL;
+		pmemram_config_origin_to_string(c, p->defined, where, sizeof(where));
+		snprintf(buf, size, "its keys join section '%.63s' (%.100s), which cannot be translated: %.400s",
+			 p->name, where, r);
+		return buf;
+	case PMEMRAM_DAXCTL_SKIPPED: /* mode = devdax is no refusal */
+		return !s->invalid && !s->system_ram ? NULL : s->text;
+	default:
+		return s->text;
+	}
+}
+
 /* Write the claim of one section, or say why not: CTL_EXIT_OK, CTL_EXIT_CONFIG for a refusal,
  * another exit code when writing failed.  *ret_written when a drop-in was created or replaced. */
 static int one_section(const char *dir, const struct pmemram_config *c, const struct seen *seen,
@@ -171,10 +258,8 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 		       bool *ret_written)
 {
 	struct ctl_claim_written w = {};
-	char origin[PATH_MAX + 16], name[PMEMRAM_CONFIG_NAME_MAX], where[PATH_MAX + 16];
-	char outranked[PMEMRAM_CONFIG_ERROR_MAX];
-	const struct pmemram_claim *mine = NULL;
-	const char *result, *claim = NULL, *reason = "";
+	char origin[PATH_MAX + 16], name[PMEMRAM_CONFIG_NAME_MAX], why[REASON_MAX];
+	const char *result, *claim = NULL, *reason = "", *refused;
 	int r = CTL_EXIT_OK;
 
 	pmemram_config_origin_to_string(c, s->defined, origin, sizeof(origin));
@@ -183,15 +268,9 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 		 strncmp(s->claim, PMEMRAM_DAXCTL_CLAIM_PREFIX, strlen(PMEMRAM_DAXCTL_CLAIM_PREFIX)) == 0
 			 ? s->claim + strlen(PMEMRAM_DAXCTL_CLAIM_PREFIX)
 			 : s->name);
+	refused = refusal(c, seen, s, why, sizeof(why));
 
-	if (s->state == PMEMRAM_DAXCTL_CLAIMED && (mine = outranked_by(c, seen, s))) {
-		pmemram_config_origin_to_string(c, mine->defined, where, sizeof(where));
-		snprintf(outranked, sizeof(outranked),
-			 "outranked by claim '%.63s' (%.100s): a drop-in would change which claim decides", mine->name,
-			 where);
-	}
-
-	switch (mine ? _PMEMRAM_DAXCTL_STATE_MAX : s->state) {
+	switch (refused ? _PMEMRAM_DAXCTL_STATE_MAX : s->state) {
 	case PMEMRAM_DAXCTL_CLAIMED:
 		r = ctl_claim_write(dir, name, s->uuid, s->movable ? PMEMRAM_ZONE_MOVABLE : PMEMRAM_ZONE_NORMAL, json,
 				    &w);
@@ -216,18 +295,15 @@ static int one_section(const char *dir, const struct pmemram_config *c, const st
 		if (!json)
 			printf("%s: section '%s': nothing to write of its own, %s.\n", origin, s->name, s->text);
 		break;
-	case PMEMRAM_DAXCTL_SKIPPED:
-		if (!s->invalid && !s->system_ram) {
-			result = "not-a-claim";
-			reason = "mode = devdax";
-			if (!json)
-				printf("%s: section '%s': mode = devdax, nothing to write.\n", origin, s->name);
-			break;
-		}
-		/* fall through */
+	case PMEMRAM_DAXCTL_SKIPPED: /* mode = devdax */
+		result = "not-a-claim";
+		reason = "mode = devdax";
+		if (!json)
+			printf("%s: section '%s': mode = devdax, nothing to write.\n", origin, s->name);
+		break;
 	default:
 		result = "refused";
-		reason = mine ? outranked : s->text;
+		reason = refused;
 		r = CTL_EXIT_CONFIG;
 		fprintf(stderr, "%s claim: %s: section '%s' cannot be translated: %s\n", program_invocation_short_name,
 			origin, s->name, reason);

@@ -45,7 +45,13 @@ static int setup(void **state)
 	    asprintf(&p->sock, "%s/pmemramd.sock", p->tmp) < 0 || mkdir(p->conf, 0755) < 0 ||
 	    asprintf(&p->vars[0], "PMEMRAM_CONFIG_DIR=%s", p->conf) < 0 ||
 	    asprintf(&p->vars[1], "PMEMRAM_SOCKET=%s", p->sock) < 0 ||
-	    asprintf(&p->vars[2], "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", p->tmp) < 0)
+	    asprintf(&p->vars[2], "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", p->tmp) < 0 ||
+	    /* a machine without devices, not the host's (claim --from-daxctl looks at them) */
+	    asprintf(&p->vars[3], "PMEMRAM_SYSFS_ROOT=%s/sys", p->tmp) < 0 ||
+	    asprintf(&p->vars[4], "PMEMRAM_PROCFS_ROOT=%s/proc", p->tmp) < 0 ||
+	    asprintf(&p->vars[5], "PMEMRAM_UDEV_ROOT=%s/udev", p->tmp) < 0 ||
+	    fake_sysfs_write(p->tmp, "sys/devices/system/memory/block_size_bytes", "8000000\n") < 0 ||
+	    fake_sysfs_write(p->tmp, "sys/devices/system/memory/auto_online_blocks", "offline\n") < 0)
 		return -1;
 	return 0;
 }
@@ -1034,6 +1040,8 @@ static void fake_system(void **state, void **env)
 
 	assert_int_equal(fake_env_setup_hmat(env), 0);
 	fake = *env;
+	for (size_t i = 3; i <= 5; i++) /* setup()'s machine without devices */
+		free(vars[i]);
 	assert_true(asprintf(&vars[3], "PMEMRAM_SYSFS_ROOT=%s", fake->root) >= 0 &&
 		    asprintf(&vars[4], "PMEMRAM_PROCFS_ROOT=%s", fake->proc) >= 0 &&
 		    asprintf(&vars[5], "PMEMRAM_UDEV_ROOT=%s", fake->udev) >= 0);
@@ -1173,6 +1181,64 @@ static void test_claim_create(void **state)
 	fake_env_teardown(&env);
 }
 
+/* A section naming dax1.0's label UUID: daxctl never applies it, but a drop-in's match = uuid:
+ * would take dax1.0 from the region claim (online = movable instead of normal): refused. */
+static void test_from_daxctl_label_uuid(void **state)
+{
+	void *env = NULL;
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *line = NULL, *f = daxctl_path(state, "10-a.conf");
+
+	write_conf(state, "pmemram.conf", "[claim \"mine\"]\nmatch = region:region1\nonline = normal\n");
+	write_daxctl(state, "10-a.conf", SECTION("lbl", FAKE_UUID_DEVDAX, ""));
+
+	fake_system(state, &env);
+	run = RUN(state, "claim", "--from-daxctl");
+	assert_int_equal(run->status, 3);
+	assert_true(
+		asprintf(&line,
+			 "pmemramctl claim: %s:1: section 'lbl' cannot be translated: " FAKE_UUID_DEVDAX
+			 " is the label UUID of dax1.0's namespace namespace1.0, not its info block's (" FAKE_UUID_DEVDAX_INFO
+			 "): daxctl never applies the section to it, and a drop-in's match = uuid: would\n",
+			 f) >= 0);
+	assert_string_equal(run->err, line);
+	assert_null(read_conf(state, DROPIN("daxctl-lbl")));
+	fake_env_teardown(&env);
+}
+
+/* pmemram's claim by dax1.0's label UUID and a section by its info block's UUID name one device:
+ * the section is refused, and the section whose keys join it inherits the refusal. */
+static void test_from_daxctl_same_device(void **state)
+{
+	void *env = NULL;
+	_cleanup_(freep) struct run *run = NULL;
+	struct json_object *j, *s;
+
+	write_conf(state, "pmemram.conf", "[claim \"mine\"]\nmatch = uuid:" FAKE_UUID_DEVDAX "\nonline = normal\n");
+	write_daxctl(state, "10-a.conf", SECTION("info", FAKE_UUID_DEVDAX_INFO, ""));
+	write_daxctl(state, "20-b.conf",
+		     "[reconfigure-device more]\nnvdimm.uuid = " FAKE_UUID_DEVDAX_INFO "\nmovable = false\n");
+
+	fake_system(state, &env);
+	run = RUN(state, "--json", "claim", "--from-daxctl");
+	assert_int_equal(run->status, 3);
+	j = parse_json(run);
+	s = json_at(j, "sections.0");
+	assert_string_equal(json_string_at(s, "result"), "refused");
+	assert_string_equal(json_string_at(s, "reason"),
+			    "outranked by claim 'mine' (pmemram.conf:1): a drop-in would change which claim decides");
+	s = json_at(j, "sections.1");
+	assert_string_equal(json_string_at(s, "section"), "more");
+	assert_string_equal(json_string_at(s, "result"), "refused");
+	assert_null(json_at(s, "claim"));
+	assert_non_null(strstr(json_string_at(s, "reason"), "its keys join section 'info' ("));
+	assert_non_null(strstr(json_string_at(s, "reason"), "10-a.conf:1), which cannot be translated: outranked by "
+							    "claim 'mine'"));
+	json_object_put(j);
+	assert_null(read_conf(state, DROPIN("daxctl-info")));
+	fake_env_teardown(&env);
+}
+
 #define CLAIM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1195,6 +1261,8 @@ int main(void)
 		CLAIM_TEST(test_from_daxctl_refuses),
 		CLAIM_TEST(test_from_daxctl_missing),
 		CLAIM_TEST(test_from_daxctl_outranked),
+		CLAIM_TEST(test_from_daxctl_label_uuid),
+		CLAIM_TEST(test_from_daxctl_same_device),
 		CLAIM_TEST(test_from_daxctl_merged),
 	};
 
