@@ -191,6 +191,20 @@ static void test_no_section(void **state)
 	assert_int_equal(c->n_claims, 0);
 }
 
+/* iniparser's list of sections leaves out names with ':': daxctl never reads such a section. */
+static void test_colon_section(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse("[reconfigure-device a:b]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", &w);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0], F ":1: section '[reconfigure-device a:b]' has ':' in its name, and daxctl's ini "
+					"parser never lists such a section: ignored");
+	assert_int_equal(c->n_daxctl, 0);
+	assert_int_equal(c->n_claims, 0);
+}
+
 /* What has no pmemram claim: devdax mode (not a claim, no warning), online = false (a warning). */
 static void test_untranslatable(void **state)
 {
@@ -493,6 +507,51 @@ static void test_files_too_long(void **state)
 	assert_string_equal(c->daxctl[0].text, "daxctl cannot read " F20 ", and then applies no section");
 }
 
+/* More sections than pmemram keeps (here over two files): dropping the rest would change what
+ * daxctl joins and refuses, so none is used, with a warning where the limit was passed. */
+static void test_files_too_many(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	_cleanup_(freep) char *a = NULL, *b = NULL;
+	struct pmemram_config_errors w;
+	char *texts[2] = {};
+	size_t counts[2] = { 40, PMEMRAM_DAXCTL_MAX_SECTIONS - 40 + 1 };
+
+	for (size_t f = 0, n = 0; f < 2; f++)
+		for (size_t i = 0; i < counts[f]; i++, n++) {
+			char *t;
+
+			assert_true(
+				asprintf(&t,
+					 "%s[reconfigure-device s%zu]\nnvdimm.uuid = %08zx-0000-4000-8000-000000000000\n"
+					 "mode = system-ram\n",
+					 texts[f] ?: "", n, n) >= 0);
+			free(texts[f]);
+			texts[f] = t;
+		}
+	a = texts[0];
+	b = texts[1];
+
+	c = parse2(a, b, &w);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.msg[0],
+			    F20 ":73: more than 64 [reconfigure-device] sections: no section of daxctl.conf.d is used");
+	assert_int_equal(c->n_daxctl, PMEMRAM_DAXCTL_MAX_SECTIONS);
+	assert_int_equal(c->n_claims, 0);
+	for (size_t i = 0; i < c->n_daxctl; i++)
+		assert_int_equal(c->daxctl[i].state, PMEMRAM_DAXCTL_SKIPPED);
+	assert_string_equal(c->daxctl[0].text,
+			    F20 ":73 has a section past the 64 pmemram reads, and then none is applied");
+	c = pmemram_config_free(c);
+
+	/* exactly the limit: all used */
+	b[strlen(b) - strlen("[reconfigure-device s64]\nnvdimm.uuid = 00000040-0000-4000-8000-000000000000\nmode = "
+			     "system-ram\n")] = '\0';
+	c = parse2(a, b, &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(c->n_claims, PMEMRAM_DAXCTL_MAX_SECTIONS);
+}
+
 /* The sections as status and plan give them. */
 static void test_json(void **state)
 {
@@ -596,6 +655,8 @@ int main(void)
 		cmocka_unit_test(test_files_same_name),
 		cmocka_unit_test(test_files_refused),
 		cmocka_unit_test(test_files_too_long),
+		cmocka_unit_test(test_files_too_many),
+		cmocka_unit_test(test_colon_section),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

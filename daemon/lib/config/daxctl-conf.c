@@ -121,6 +121,13 @@ static bool reopen_section(struct daxctl_parser *p, const char *lowered)
 	return false;
 }
 
+/* daxctl would fail for every device: remember the first such place. */
+static void mark_unreadable(struct pmemram_config *c, int file, unsigned line)
+{
+	if (c->daxctl_unreadable.file < 0)
+		c->daxctl_unreadable = (struct pmemram_config_origin){ .file = file, .line = line };
+}
+
 static void open_section(struct daxctl_parser *p, char *header)
 {
 	struct pmemram_config *c = p->config;
@@ -147,6 +154,14 @@ static void open_section(struct daxctl_parser *p, char *header)
 		p->in_other = true;
 		return;
 	}
+	if (strchr(name, ':')) {
+		/* iniparser's list of sections leaves out names with ':' (its key separator). */
+		warn(p,
+		     "section '[%s]' has ':' in its name, and daxctl's ini parser never lists such a section: ignored",
+		     shown(name, q));
+		p->in_other = true;
+		return;
+	}
 	lowered = strdup(name);
 	if (!lowered) {
 		p->result = -ENOMEM;
@@ -161,8 +176,12 @@ static void open_section(struct daxctl_parser *p, char *header)
 	name = pmemram_config_strip(name + strlen(SECTION_WORD));
 
 	if (c->n_daxctl >= PMEMRAM_DAXCTL_MAX_SECTIONS) {
-		warn(p, "more than %d [" SECTION_WORD "] sections: this one and later ones are ignored",
+		/* Dropping the rest would change what daxctl joins and refuses for the others. */
+		warn(p, "more than %d [" SECTION_WORD "] sections: no section of daxctl.conf.d is used",
 		     PMEMRAM_DAXCTL_MAX_SECTIONS);
+		if (c->daxctl_unreadable.file < 0)
+			c->daxctl_too_many = true;
+		mark_unreadable(c, p->file_index, p->line);
 		free(lowered);
 		p->in_other = true;
 		return;
@@ -330,13 +349,6 @@ static void parse_key(struct daxctl_parser *p, char *line)
 		key_bool(p, key, value, &p->section->movable, &p->section->movable_first, &p->section->movable_set);
 	else
 		warn(p, "key '%s': not one daxctl reads (nvdimm.uuid, mode, online, movable): ignored", shown(key, q));
-}
-
-/* daxctl would fail for every device: remember the first such place. */
-static void mark_unreadable(struct pmemram_config *c, int file, unsigned line)
-{
-	if (c->daxctl_unreadable.file < 0)
-		c->daxctl_unreadable = (struct pmemram_config_origin){ .file = file, .line = line };
 }
 
 /* A section's keys are all read: say what is missing (mode may come from another file). */
@@ -785,7 +797,11 @@ int pmemram_daxctl_merge(struct pmemram_config *c, struct pmemram_config_errors 
 			struct pmemram_daxctl_section *s = &c->daxctl[i];
 
 			s->state = PMEMRAM_DAXCTL_SKIPPED;
-			if (!s->invalid)
+			if (!s->invalid && c->daxctl_too_many)
+				snprintf(s->text, sizeof(s->text),
+					 "%.150s has a section past the %d pmemram reads, and then none is applied",
+					 where, PMEMRAM_DAXCTL_MAX_SECTIONS);
+			else if (!s->invalid)
 				snprintf(s->text, sizeof(s->text),
 					 "daxctl cannot read %.150s, and then applies no section", where);
 			s->invalid = true;

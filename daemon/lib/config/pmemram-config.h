@@ -165,6 +165,7 @@ struct pmemram_config {
 	/* A daxctl file pmemram cannot read as daxctl would (line 0: the whole file), file -1 when
 	 * none: daxctl would then fail for every device, so no section is used. */
 	struct pmemram_config_origin daxctl_unreadable;
+	bool daxctl_too_many; /* daxctl_unreadable is where PMEMRAM_DAXCTL_MAX_SECTIONS was passed */
 	size_t n_files;
 	char **files; /* names of the files read, as used in messages */
 };
