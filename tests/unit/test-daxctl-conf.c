@@ -185,8 +185,10 @@ static void test_no_section(void **state)
 	assert_int_equal(w.n, 2);
 	assert_string_equal(w.msg[0], F
 			    ":1: section '[other]' is not one daxctl reads (only [reconfigure-device NAME]): ignored");
-	assert_string_equal(w.msg[1], F ":3: expected ']' at the end of section header '[reconfigure-device x' (daxctl "
-					"rejects the whole configuration)");
+	/* no ']' at the end and no '=': iniparser reads neither a section nor a key */
+	assert_string_equal(w.msg[1],
+			    F ":3: expected '[section]' or 'key = value', got '[reconfigure-device x' (daxctl "
+			      "rejects the whole configuration)");
 	assert_int_equal(c->n_daxctl, 0);
 	assert_int_equal(c->n_claims, 0);
 }
@@ -203,6 +205,28 @@ static void test_colon_section(void **state)
 					"parser never lists such a section: ignored");
 	assert_int_equal(c->n_daxctl, 0);
 	assert_int_equal(c->n_claims, 0);
+}
+
+/* Lines that begin with '[' as iniparser reads them: a section header needs ']' at the end and
+ * takes the name up to the first ']'; "[]" names none and keeps the section before open; "[x = y"
+ * is a key of the current section. */
+static void test_header_forms(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\n[]\nmode = system-ram\n",
+		       F ":3: '[]' names no section: daxctl's ini parser keeps the section before it open, and so "
+			 "does pmemram",
+		       PMEMRAM_DAXCTL_CLAIMED);
+	expect_warning("[reconfigure-device x]\nnvdimm.uuid = " UUID_A "\n[x = y\nmode = system-ram\n",
+		       F ":3: key '[x': not one daxctl reads (nvdimm.uuid, mode, online, movable): ignored",
+		       PMEMRAM_DAXCTL_CLAIMED);
+
+	c = parse("[reconfigure-device a]x]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(c->n_claims, 1);
+	assert_string_equal(c->claims[0].name, "daxctl:a");
 }
 
 /* What has no pmemram claim: devdax mode (not a claim, no warning), online = false (a warning). */
@@ -477,26 +501,63 @@ static void test_files_refused(void **state)
 	assert_int_equal(c->daxctl[1].state, PMEMRAM_DAXCTL_SKIPPED);
 }
 
-/* What pmemram cannot read as daxctl would: a line longer than iniparser's (also when continued), a
- * file larger than pmemram reads.  Either way daxctl would change no device, so no section counts. */
+/* text + '\n' parsed as F20 after a good F10: whether its sections are used. */
+static bool second_file_read(const char *text, const char *expected_warning)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w;
+
+	c = parse2("[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n", text, &w);
+	if (expected_warning) {
+		assert_int_equal(w.n, 1);
+		assert_string_equal(w.msg[0], expected_warning);
+	} else
+		assert_int_equal(w.n, 0);
+	return c->n_claims == 1;
+}
+
+/* A line of n bytes ("#xxx"), continued ('\\' and a newline after the first k) when k > 0, then end. */
+static char *long_line(size_t n, size_t k, const char *end)
+{
+	char *l = malloc(n + 2 + strlen(end) + 1);
+
+	assert_non_null(l);
+	memset(l, 'x', n + 2);
+	l[0] = '#';
+	if (k > 0)
+		memcpy(l + k, "\\\n", 2);
+	strcpy(l + n + (k > 0 ? 2 : 0), end);
+	return l;
+}
+
+/* What pmemram cannot read as daxctl would: a line longer than iniparser's 1022 bytes (continued
+ * lines joined, the '\\' not counted; the last line without a newline too), a file larger than
+ * pmemram reads.  Either way daxctl would change no device, so no section counts. */
 static void test_files_too_long(void **state)
 {
-	_cleanup_(freep) char *big = NULL, *line = NULL;
+	_cleanup_(freep) char *big = NULL;
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
 	const char *ok = "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n";
-	size_t half = PMEMRAM_CONFIG_MAX_LINE / 2 + 1;
+	struct {
+		size_t n, k;
+		const char *end;
+		unsigned line; /* of the warning, 0: none, the line is read */
+	} cases[] = {
+		{ 1022, 0, "\n", 0 },	{ 1023, 0, "\n", 1 },	{ 1022, 0, "", 0 },	{ 1023, 0, "", 1 },
+		{ 1022, 600, "\n", 0 }, { 1023, 600, "\n", 2 }, { 1021, 0, "  \n", 1 }, /* blanks before the newline count */
+	};
 
-	/* "# xxx...\\" and "yyy...": each fits, the two joined do not */
-	line = calloc(1, 2 * half + 8);
-	assert_non_null(line);
-	memset(line, 'x', half);
-	memcpy(line, "# ", 2);
-	memcpy(line + half, "\\\n", 2);
-	memset(line + half + 2, 'y', half);
-	line[2 * half + 2] = '\n';
-	c = expect_no_claim(ok, line, 1, NULL, F20 ":2: line longer than 1024 bytes");
-	assert_string_equal(c->daxctl[0].text, "daxctl cannot read " F20 ":2, and then applies no section");
-	c = pmemram_config_free(c);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_(freep) char *l = long_line(cases[i].n, cases[i].k, cases[i].end), *msg = NULL;
+
+		assert_true(asprintf(&msg,
+				     F20
+				     ":%u: line longer than 1022 bytes (continued lines joined), more than daxctl's "
+				     "ini parser reads",
+				     cases[i].line) >= 0);
+		if (second_file_read(l, cases[i].line ? msg : NULL) != !cases[i].line)
+			fail_msg("case %zu: %zu bytes, continued after %zu", i, cases[i].n, cases[i].k);
+	}
 
 	big = malloc(PMEMRAM_CONFIG_MAX_FILE_SIZE + 2);
 	assert_non_null(big);
@@ -657,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_files_too_long),
 		cmocka_unit_test(test_files_too_many),
 		cmocka_unit_test(test_colon_section),
+		cmocka_unit_test(test_header_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

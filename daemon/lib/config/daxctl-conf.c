@@ -18,7 +18,10 @@
  * - Each file is an ini file of its own (iniparser): section and key names lower case, a
  *   section name given twice in a file is one section (its keys join; a key set again replaces
  *   the earlier value), a line ending in '\\' goes on on the next line, and a line that is no
- *   section, comment or key = value makes the file fail to load.  A file that fails to load ends
+ *   section, comment or key = value, or longer than its buffer, makes the file fail to load.  A
+ *   section header begins with '[' and ends with ']', its name is what lies before the first
+ *   ']' ("[]" reads none and leaves the section before open), and a section whose name has a
+ *   ':' is never listed; "[x = y" is a key.  A file that fails to load ends
  *   the reading with -errno, an error unless errno happens to be 0 (pmemram takes it as one):
  *   daxctl then changes no device.
  * - For each of mode, online and movable, each file answers with the first of its sections whose
@@ -44,6 +47,10 @@ const char *pmemram_daxctl_state_to_string(enum pmemram_daxctl_state s)
 
 #define SECTION_WORD "reconfigure-device"
 #define SHOWN_MAX 80 /* bytes of a value repeated in a message */
+/* iniparser fgets() a line into 1024 bytes, the newline and the NUL included, and fails when the
+ * newline does not fit (the end of the file without one too); a continued line goes on in the
+ * same buffer after the part before its '\\'. */
+#define INI_LINE_MAX 1022
 
 struct daxctl_parser {
 	struct pmemram_config *config;
@@ -128,24 +135,24 @@ static void mark_unreadable(struct pmemram_config *c, int file, unsigned line)
 		c->daxctl_unreadable = (struct pmemram_config_origin){ .file = file, .line = line };
 }
 
+/* A line that begins with '[' and ends with ']' (iniparser's test for a section header). */
 static void open_section(struct daxctl_parser *p, char *header)
 {
 	struct pmemram_config *c = p->config;
 	struct pmemram_daxctl_section *a, *s;
 	char q[SHOWN_MAX], *name, *lowered;
-	size_t len = strlen(header);
 
-	p->section = NULL;
-	p->in_other = false;
-	if (len < 2 || header[len - 1] != ']') {
-		warn(p, "expected ']' at the end of section header '%s' (daxctl rejects the whole configuration)",
+	if (header[1] == ']') {
+		/* iniparser reads no name and keeps the section it had: the keys below join it. */
+		warn(p,
+		     "'%s' names no section: daxctl's ini parser keeps the section before it open, and so does pmemram",
 		     shown(header, q));
-		if (!p->syntax_line)
-			p->syntax_line = p->line;
-		p->in_other = true;
 		return;
 	}
-	header[len - 1] = '\0';
+	p->section = NULL;
+	p->in_other = false;
+	/* The name is what lies between '[' and the first ']', as iniparser takes it. */
+	header[strcspn(header, "]")] = '\0';
 	name = pmemram_config_strip(header + 1);
 	if (strncasecmp(name, SECTION_WORD, strlen(SECTION_WORD)) != 0 ||
 	    (name[strlen(SECTION_WORD)] && !strchr(" \t", name[strlen(SECTION_WORD)]))) {
@@ -400,8 +407,10 @@ static bool next_line(struct daxctl_parser *p, const char *text, size_t size, si
 			*pos = size;
 			return false;
 		}
-		if (have + len > PMEMRAM_CONFIG_MAX_LINE) {
-			warn(p, "line longer than %d bytes", PMEMRAM_CONFIG_MAX_LINE);
+		if (have + len > INI_LINE_MAX) {
+			warn(p,
+			     "line longer than %d bytes (continued lines joined), more than daxctl's ini parser reads",
+			     INI_LINE_MAX);
 			if (!p->syntax_line)
 				p->syntax_line = p->line;
 			have = 0;
@@ -453,7 +462,7 @@ int pmemram_daxctl_parse(struct pmemram_config *c, const char *filename, const c
 		char *line = pmemram_config_strip(buf);
 
 		p.line = at;
-		if (*line == '[')
+		if (*line == '[' && line[strlen(line) - 1] == ']')
 			open_section(&p, line);
 		else if (*line && *line != '#' && *line != ';')
 			parse_key(&p, line);
