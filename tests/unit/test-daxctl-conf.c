@@ -694,6 +694,55 @@ static void test_regular_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* daxctl reads only what readdir() types regular, before looking at the name: a symlink whose
+ * name cannot be shown and a directory are warned about, neither counts toward the 128 files nor
+ * makes the directory unreadable. */
+static void test_regular_files_first(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors w = {};
+	char dir[] = "/tmp/daxctl-conf-test.XXXXXX", name[32], msg[PMEMRAM_CONFIG_ERROR_MAX];
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (int i = 0; i < PMEMRAM_CONFIG_MAX_DROPINS; i++) {
+		int f;
+
+		snprintf(name, sizeof(name), "%03d.conf", i);
+		f = openat(fd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(f >= 0);
+		if (i == 0) {
+			const char *t = "[reconfigure-device a]\nnvdimm.uuid = " UUID_A "\nmode = system-ram\n";
+
+			assert_int_equal(write(f, t, strlen(t)), (ssize_t)strlen(t));
+		}
+		close(f);
+	}
+	assert_int_equal(symlinkat("000.conf", fd, "\033.conf"), 0);
+	assert_int_equal(mkdirat(fd, "dir.conf", 0755), 0);
+
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(pmemram_daxctl_load(c, fd, dir, &w), 0);
+	assert_int_equal(c->daxctl_unreadable.file, -1);
+	assert_int_equal(c->n_claims, 1);
+	assert_int_equal(w.n, 2);
+	snprintf(msg, sizeof(msg), "%s/\\x1b.conf: not a regular file: daxctl does not read it either", dir);
+	assert_true(streq(w.msg[0], msg) || streq(w.msg[1], msg));
+	snprintf(msg, sizeof(msg), "%s/dir.conf: not a regular file: daxctl does not read it either", dir);
+	assert_true(streq(w.msg[0], msg) || streq(w.msg[1], msg));
+
+	assert_int_equal(unlinkat(fd, "\033.conf", 0), 0);
+	assert_int_equal(unlinkat(fd, "dir.conf", AT_REMOVEDIR), 0);
+	for (int i = 0; i < PMEMRAM_CONFIG_MAX_DROPINS; i++) {
+		snprintf(name, sizeof(name), "%03d.conf", i);
+		assert_int_equal(unlinkat(fd, name, 0), 0);
+	}
+	close(fd);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_regular_files),
+		cmocka_unit_test(test_regular_files_first),
 		cmocka_unit_test(test_upper_case_uuid),
 		cmocka_unit_test(test_nameless),
 		cmocka_unit_test(test_reopened_uuid),

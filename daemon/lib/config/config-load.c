@@ -151,6 +151,18 @@ int pmemram_config_list(int dir_fd, const char *subdir, const char *shown, enum 
 	for (struct dirent *de; (errno = 0, de = readdir(d));) {
 		if (!listed_name(de->d_name, policy))
 			continue;
+		if (policy == PMEMRAM_CONFIG_LIST_DAXCTL && de->d_type != DT_REG) {
+			/* daxctl's filter takes what readdir() types regular, before any other rule:
+			 * the rest neither counts nor needs a printable name. */
+			char escaped[4 * NAME_MAX + 1], path[PATH_MAX + sizeof(escaped)];
+
+			snprintf(path, sizeof(path), "%s/%s", shown,
+				 pmemram_name_escape(de->d_name, escaped, sizeof(escaped)));
+			pmemram_config_errors_add(errors, path, 0, "%s: daxctl does not read it either",
+						  de->d_type == DT_UNKNOWN ? "the file system gives no file type"
+									   : "not a regular file");
+			continue;
+		}
 		/* Names go into messages, status, JSON and the slices' comments: no newline or escape
 		 * sequence may ride along (a newline in a unit file is a directive of its own). */
 		if (!pmemram_name_is_printable(de->d_name)) {
@@ -256,15 +268,13 @@ static int list_dropins_swapped(int dir_fd, const char *swap, bool present, char
 static bool is_config_name(const char *name)
 {
 	const char *base;
-	size_t len;
 
 	if (streq(name, PMEMRAM_CONFIG_MAIN))
 		return true;
 	if (strncmp(name, PMEMRAM_CONFIG_DROPIN_DIR "/", strlen(PMEMRAM_CONFIG_DROPIN_DIR "/")) != 0)
 		return false;
 	base = name + strlen(PMEMRAM_CONFIG_DROPIN_DIR "/");
-	len = strlen(base);
-	return base[0] != '.' && !strchr(base, '/') && len > 5 && streq(base + len - 5, ".conf");
+	return !strchr(base, '/') && listed_name(base, PMEMRAM_CONFIG_LIST_PMEMRAM);
 }
 
 /*

@@ -853,14 +853,6 @@ int pmemram_daxctl_merge(struct pmemram_config *c, struct pmemram_config_errors 
 
 /* ---- the directory ---------------------------------------------------------------------- */
 
-/* daxctl reads the entries readdir() types regular: not a symlink, even to a regular file. */
-static bool regular_file(int dir_fd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
-}
-
 /* daxctl would read dir's file name (or the directory itself) and pmemram cannot: no section is used. */
 static int unreadable(struct pmemram_config *c, const char *path)
 {
@@ -893,11 +885,6 @@ int pmemram_daxctl_load(struct pmemram_config *c, int dir_fd, const char *dir, s
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			r = -ENOMEM;
 			break;
-		}
-		if (!regular_file(dir_fd, names[i])) {
-			pmemram_config_errors_add(warnings, path, 0,
-						  "not a regular file: daxctl does not read it either");
-			continue;
 		}
 		r = pmemram_config_parse_at(c, dir_fd, names[i], path, pmemram_daxctl_parse, warnings);
 		if (r < 0 && r != -ENOMEM)

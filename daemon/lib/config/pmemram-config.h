@@ -222,7 +222,9 @@ int pmemram_config_parse_at(struct pmemram_config *c, int dir_fd, const char *pa
 /* Which "*.conf" names of a configuration directory are listed: */
 enum pmemram_config_list_policy {
 	PMEMRAM_CONFIG_LIST_PMEMRAM, /* not hidden ones (pmemram.conf.d) */
-	PMEMRAM_CONFIG_LIST_DAXCTL,  /* hidden ones too, as daxctl reads daxctl.conf.d */
+	PMEMRAM_CONFIG_LIST_DAXCTL,  /* hidden ones too, and only what readdir() types regular (the
+				      * others a warning in errors, before any count or name rule),
+				      * as daxctl reads daxctl.conf.d */
 	_PMEMRAM_CONFIG_LIST_POLICY_MAX,
 };
 /* The NULL-terminated, byte-sorted names of subdir below dir_fd (dir_fd itself when NULL) that policy
