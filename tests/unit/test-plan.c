@@ -709,6 +709,30 @@ static void test_daxctl_conflict_broad(void **state)
 	assert_int_equal(p->n_unmatched, 0);
 }
 
+/* Sections for one UUID in two files, the one whose mode counts read last: the conflict names
+ * that one, not the other that only sets movable. */
+static void test_daxctl_conflict_mode_section(void **state)
+{
+	static const char a[] = "[reconfigure-device only-movable]\nnvdimm.uuid = " UUID2 "\nmovable = false\n";
+	static const char b[] = "# mode\n[reconfigure-device dd]\nnvdimm.uuid = " UUID2 "\nmode = devdax\n";
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = config("[claim \"rest\"]\nmatch = all-devdax\n");
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	struct pmemram_config_errors e = {};
+	struct world w;
+
+	assert_int_equal(pmemram_daxctl_parse(c, "/etc/daxctl.conf.d/10-a.conf", a, strlen(a), &e), 0);
+	assert_int_equal(pmemram_daxctl_parse(c, "/etc/daxctl.conf.d/20-b.conf", b, strlen(b), &e), 0);
+	assert_int_equal(pmemram_daxctl_merge(c, &e), 0);
+	world_init(&w);
+	add_nd_dax(&w, "dax1.0", UUID2, START, BLOCK);
+	assert_int_equal(pmemram_plan_compute(c, &w.o, &p), 0);
+	assert_int_equal(p->n_verdicts, 1);
+	assert_string_equal(p->verdicts[0].claim, "rest");
+	assert_string_equal(p->verdicts[0].conflict,
+			    "daxctl section 'dd' (/etc/daxctl.conf.d/20-b.conf:2) says mode = devdax, claim 'rest' "
+			    "onlines it as movable: the claim is used");
+}
+
 /* A daxctl section matches the info block's UUID alone, as daxctl does: one naming the
  * namespace's label UUID claims nothing, and the device's verdict says why. */
 static void test_daxctl_info_uuid_only(void **state)
@@ -1473,6 +1497,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_precedence_daxctl),
 		cmocka_unit_test(test_daxctl_conflict_broad),
+		cmocka_unit_test(test_daxctl_conflict_mode_section),
 		cmocka_unit_test(test_daxctl_info_uuid_only),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_namespace_convert_only_claimed),

@@ -390,7 +390,9 @@ static void daxctl_conflict(const struct pmemram_config *c, struct pmemram_devic
 		return;
 	for (size_t i = 0; i < c->n_daxctl; i++) {
 		const struct pmemram_daxctl_section *s = &c->daxctl[i];
-		bool devdax = s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram;
+		/* Of a UUID's sections only the one whose mode counts (the others joined it). */
+		bool devdax =
+			s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram && s->mode_set.file >= 0;
 
 		if ((s->state != PMEMRAM_DAXCTL_CLAIMED && !devdax) || !info_uuid_matches(s->uuid, d))
 			continue;
