@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramctl's view of pmemramd's holds: the devices a release gave back, stale ones left out. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "ctl.h"
 #include "macro.h"
@@ -28,12 +25,10 @@ int ctl_runtime_path(const char *name, char *buf, size_t size)
 
 int ctl_lock_runtime(void)
 {
-	_cleanup_(closep) int fd = -1;
-	char dir[PATH_MAX], path[PATH_MAX], pid[32] = "";
-	ssize_t n;
+	char dir[PATH_MAX], path[PATH_MAX] = "", pid[32];
+	int r;
 
-	if (ctl_runtime_path(NULL, dir, sizeof(dir)) < 0 ||
-	    ctl_runtime_path(PMEMRAMD_LOCK_FILE, path, sizeof(path)) < 0) {
+	if (ctl_runtime_path(NULL, dir, sizeof(dir)) < 0) {
 		fprintf(stderr, "%s: the runtime directory's path is too long\n", program_invocation_short_name);
 		return -CTL_EXIT_SYSTEM;
 	}
@@ -41,22 +36,15 @@ int ctl_lock_runtime(void)
 		fprintf(stderr, "%s: cannot create %s: %m\n", program_invocation_short_name, dir);
 		return -CTL_EXIT_SYSTEM;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s: %m\n", program_invocation_short_name, path);
-		return -CTL_EXIT_SYSTEM;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) >= 0)
-		return TAKE_FD(fd);
-	if (errno != EWOULDBLOCK) {
-		fprintf(stderr, "%s: cannot lock %s: %m\n", program_invocation_short_name, path);
-		return -CTL_EXIT_SYSTEM;
-	}
-	n = pread(fd, pid, sizeof(pid) - 1, 0);
-	pid[n > 0 ? (size_t)n : 0] = '\0';
-	pid[strcspn(pid, "\n")] = '\0';
-	fprintf(stderr, "%s: pmemramd (pid %s) is running (%s is locked): ask it, without --local\n",
-		program_invocation_short_name, pid[0] ? pid : "unknown", path);
+	r = pmemram_daemon_lock(dir, path, sizeof(path), pid, sizeof(pid));
+	if (r >= 0)
+		return r;
+	if (r == -EWOULDBLOCK)
+		fprintf(stderr, "%s: pmemramd (pid %s) is running (%s is locked): ask it, without --local\n",
+			program_invocation_short_name, pid[0] ? pid : "unknown", path);
+	else
+		fprintf(stderr, "%s: cannot lock %s: %s\n", program_invocation_short_name, path[0] ? path : dir,
+			strerror(-r));
 	return -CTL_EXIT_SYSTEM;
 }
 

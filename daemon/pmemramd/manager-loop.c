@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmemramd's event loop: uevents (coalesced, echoes of its own work left out), signals, the
  * control socket, the settle timer and the export timer, each a source of one sd-event loop. */
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -260,9 +258,7 @@ void manager_free(struct manager *m)
  * own, is held until exit; a killed daemon's goes with its process. */
 static int lock_runtime_dir(struct manager *m)
 {
-	_cleanup_(closep) int fd = -1;
-	char path[PATH_MAX], pid[32] = "";
-	ssize_t n;
+	char path[PATH_MAX], pid[32];
 	int r;
 
 	if (mkdir(m->runtime_dir, 0755) < 0 && errno != EEXIST) {
@@ -270,35 +266,18 @@ static int lock_runtime_dir(struct manager *m)
 		mevent(m, MANAGER_EVENT_START_FAILED, "cannot create %s: %s", m->runtime_dir, strerror(-r));
 		return r;
 	}
-	r = snprintf(path, sizeof(path), "%s/" PMEMRAMD_LOCK_FILE, m->runtime_dir);
-	if (r < 0 || (size_t)r >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		r = negative_errno();
-		mevent(m, MANAGER_EVENT_START_FAILED, "cannot open %s: %s", path, strerror(-r));
-		return r;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = negative_errno();
-		if (r != -EWOULDBLOCK) {
-			mevent(m, MANAGER_EVENT_START_FAILED, "cannot lock %s: %s", path, strerror(-r));
-			return r;
-		}
-		n = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? (size_t)n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
+	r = pmemram_daemon_lock(m->runtime_dir, path, sizeof(path), pid, sizeof(pid));
+	if (r == -EWOULDBLOCK) {
 		mevent(m, MANAGER_EVENT_START_FAILED,
 		       "another pmemramd (pid %s) runs with %s (%s locked): not starting", pid[0] ? pid : "unknown",
 		       m->runtime_dir, path);
 		return -EBUSY;
 	}
-	if (ftruncate(fd, 0) < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0) {
-		r = negative_errno();
-		mevent(m, MANAGER_EVENT_START_FAILED, "cannot write %s: %s", path, strerror(-r));
+	if (r < 0) {
+		mevent(m, MANAGER_EVENT_START_FAILED, "cannot lock %s: %s", path, strerror(-r));
 		return r;
 	}
-	m->lock_fd = TAKE_FD(fd);
+	m->lock_fd = r;
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 /* Whole writes and atomic file replacement: the one way pmemram writes a file it owns. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,4 +118,16 @@ int file_write_atomic(const char *path, const char *content, size_t len, mode_t 
 	if (dir_fd < 0)
 		return negative_errno();
 	return file_write_atomic_at(dir_fd, slash ? slash + 1 : path, content, len, mode, flags);
+}
+
+int file_lock(const char *path, bool wait)
+{
+	_cleanup_(closep) int fd = -1;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return negative_errno();
+	if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0)
+		return negative_errno();
+	return TAKE_FD(fd);
 }

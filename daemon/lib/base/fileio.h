@@ -23,3 +23,7 @@ int file_write_atomic_at(int dir_fd, const char *name, const char *content, size
 			 unsigned flags);
 /* The same for a path (its directory opened for the time of the write). */
 int file_write_atomic(const char *path, const char *content, size_t len, mode_t mode, unsigned flags);
+/* Open path (created 0644 when missing, never through a symlink) and lock it with flock(LOCK_EX),
+ * waiting for another holder when wait, else failing with -EWOULDBLOCK: the locked descriptor or
+ * -errno. */
+int file_lock(const char *path, bool wait);

@@ -362,11 +362,9 @@ static int record_open(struct pmemram_ctx *ctx, const char *path, int *ret_fd)
 	char value[32];
 	int r;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = file_lock(path, true);
 	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX) < 0)
-		return -errno;
+		return fd;
 	r = record_undo(ctx, fd, value, sizeof(value));
 	if (r < 0)
 		return r;

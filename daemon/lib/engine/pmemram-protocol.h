@@ -37,3 +37,8 @@
  * Lines that do not start with a dax device name are skipped.  0, also when the file is absent
  * (*ret_n 0); -errno when it cannot be read. */
 int pmemram_held_read(const char *dir, char **names, char **identities, size_t *ret_n);
+/* Take dir/PMEMRAMD_LOCK_FILE without waiting, for pmemramd's life or the length of work that
+ * must not run beside it, and write this process's pid into it: the locked descriptor.  -EWOULDBLOCK
+ * when another holds it, with its pid in holder ("" when unknown); other -errno otherwise.  path
+ * gets the lock file's path either way, for messages. */
+int pmemram_daemon_lock(const char *dir, char *path, size_t path_size, char *holder, size_t holder_size);

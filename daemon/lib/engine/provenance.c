@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "json-util.h"
@@ -24,18 +23,12 @@ static int onlined_path(const char *dir, char *buf, size_t size)
  * record.  The locked descriptor or -errno. */
 static int onlined_lock(const char *dir)
 {
-	_cleanup_(closep) int fd = -1;
 	char path[PATH_MAX];
 	int n = snprintf(path, sizeof(path), "%s/" PMEMRAM_ONLINED_LOCK_FILE, dir);
 
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX) < 0)
-		return -errno;
-	return TAKE_FD(fd);
+	return file_lock(path, true);
 }
 
 static void free_ids(char **ids, size_t n)
