@@ -233,13 +233,15 @@ static void print_nodes(const struct status *s)
 /* "from hmem.0 (hmem), 0x60000000-0x6fffffff; onlined by pmemram, releasable" */
 static void print_provenance(const struct pmemram_dax *d, const struct pmemram_provenance *p)
 {
+	uint64_t last;
+
 	printf("           from %s", pmemram_dax_source_to_string(p->source));
 	if (p->namespace[0])
 		printf(" %s%s%s%s", p->namespace, p->uuid[0] ? " (" : "", p->uuid, p->uuid[0] ? ")" : "");
 	else if (p->provider[0])
 		printf(" %s", p->provider);
-	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource)
-		printf(", 0x%" PRIx64 "-0x%" PRIx64, d->resource, d->resource + (d->size - 1));
+	if (pmemram_dax_last_byte(d, &last))
+		printf(", 0x%" PRIx64 "-0x%" PRIx64, d->resource, last);
 	if (d->mode == PMEMRAM_DAX_SYSTEM_RAM)
 		printf("; onlined by %s, %s",
 		       !p->onlined_by			 ? "unknown"

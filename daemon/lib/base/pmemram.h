@@ -334,6 +334,9 @@ struct pmemram_dax {
 	struct pmemram_dax_range ranges[PMEMRAM_DAX_RANGES_MAX];
 };
 
+/* The device's last physical byte, resource + size - 1, as /proc/iomem and hmem: claims write a
+ * range's end: false when its address is unknown (not root), its size 0, or the end past 2^64. */
+bool pmemram_dax_last_byte(const struct pmemram_dax *d, uint64_t *ret);
 /* Whether the device's memory is one contiguous physical range: its ranges known to follow each
  * other without a gap, or unknown (one range as far as anyone can tell).  With block_size > 0, every
  * join must also fall on a memory-block boundary: kmem adds each range's whole blocks on its own,

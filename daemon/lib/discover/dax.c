@@ -117,6 +117,14 @@ static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	return 0;
 }
 
+bool pmemram_dax_last_byte(const struct pmemram_dax *d, uint64_t *ret)
+{
+	if (!d->has_resource || d->size == 0 || d->size - 1 > UINT64_MAX - d->resource)
+		return false;
+	*ret = d->resource + (d->size - 1);
+	return true;
+}
+
 bool pmemram_dax_contiguous(const struct pmemram_dax *d, uint64_t block_size)
 {
 	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
@@ -130,6 +138,8 @@ bool pmemram_dax_contiguous(const struct pmemram_dax *d, uint64_t block_size)
 
 bool pmemram_dax_inside(const struct pmemram_dax *d, uint64_t start, uint64_t end)
 {
+	uint64_t last;
+
 	if (d->n_ranges > PMEMRAM_DAX_RANGES_MAX)
 		return false;
 	for (size_t i = 0; i < d->n_ranges; i++)
@@ -137,8 +147,7 @@ bool pmemram_dax_inside(const struct pmemram_dax *d, uint64_t start, uint64_t en
 			return false;
 	if (d->n_ranges > 0)
 		return true;
-	return d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && d->resource >= start &&
-	       d->resource + (d->size - 1) <= end;
+	return pmemram_dax_last_byte(d, &last) && d->resource >= start && last <= end;
 }
 
 const char *pmemram_dax_ranges_format(const struct pmemram_dax *d, char *buf, size_t size)
@@ -241,16 +250,16 @@ int pmemram_dax_identity(struct pmemram_ctx *ctx, const struct pmemram_dax *dax,
 
 int pmemram_observed_dax_identity(const struct pmemram_observed_dax *d, char *buf, size_t size)
 {
+	uint64_t last;
 	int r;
 
 	if (!d || !buf || size == 0)
 		return -EINVAL;
 	if (d->uuid[0])
 		r = snprintf(buf, size, "uuid:%s", d->uuid);
-	else if (d->dax.has_resource && d->dax.size > 0 && d->dax.size - 1 <= UINT64_MAX - d->dax.resource)
+	else if (pmemram_dax_last_byte(&d->dax, &last))
 		/* inclusive, as /proc/iomem prints it: the exclusive end of the top range would be 0 */
-		r = snprintf(buf, size, "range:0x%" PRIx64 "-0x%" PRIx64, d->dax.resource,
-			     d->dax.resource + (d->dax.size - 1));
+		r = snprintf(buf, size, "range:0x%" PRIx64 "-0x%" PRIx64, d->dax.resource, last);
 	else if (d->dax.has_resource)
 		return -ERANGE;
 	else

@@ -265,6 +265,7 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 {
 	struct json_object *o = json_object_new_object();
 	char range[48] = "";
+	uint64_t last;
 	bool ok;
 
 	if (!o || !d || !p) {
@@ -272,9 +273,8 @@ struct json_object *pmemram_provenance_to_json(const struct pmemram_dax *d, cons
 		return NULL;
 	}
 	/* inclusive, as /proc/iomem prints it and hmem: claims take it; none for a device in pieces */
-	if (d->has_resource && d->size > 0 && d->size - 1 <= UINT64_MAX - d->resource && pmemram_dax_contiguous(d, 0))
-		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->resource,
-			       d->resource + (d->size - 1));
+	if (pmemram_dax_last_byte(d, &last) && pmemram_dax_contiguous(d, 0))
+		(void)snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, d->resource, last);
 	ok = json_add(o, "device", json_object_new_string(d->name)) &&
 	     json_add(o, "mode", json_object_new_string(pmemram_dax_mode_to_string(d->mode))) &&
 	     json_add(o, "source", json_object_new_string(pmemram_dax_source_to_string(p->source))) &&
