@@ -98,9 +98,8 @@ static void log_daxctl(struct manager *m, const struct pmemram_config *c, const 
 				      origin, s->name, s->text);
 		else if (s->state == PMEMRAM_DAXCTL_REDUNDANT)
 			mlog(m, LOG_INFO, "%s: section '%s' is redundant: %s", origin, s->name, s->text);
-		else if (s->state == PMEMRAM_DAXCTL_MERGED)
-			mlog(m, LOG_INFO, "%s: section '%s': %s", origin, s->name, s->text);
-		else if (s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram)
+		else if (s->state == PMEMRAM_DAXCTL_MERGED ||
+			 (s->state == PMEMRAM_DAXCTL_SKIPPED && !s->invalid && !s->system_ram)) /* mode = devdax */
 			mlog(m, LOG_INFO, "%s: section '%s': %s", origin, s->name, s->text);
 	}
 }
