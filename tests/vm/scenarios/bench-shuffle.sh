@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest half of tests/bench/shuffle-bench.sh: figures for one boot, printed
-# as "# BENCH key=value" lines.  Run once with shuffling on and once off.
+# as "# BENCH key=value" lines.  Run with shuffling per node (HMAT: node 1),
+# on every node (page_alloc.shuffle=1) and off (page_alloc.shuffle=0).
 #   BENCH_ROUNDS  fault-in repetitions per variant (default 5)
 set -u
 . ./lib.sh
@@ -11,19 +12,41 @@ probe=/usr/lib/pmemram-test/pagemap-contig
 plan 4
 bench() { echo "# BENCH $*"; }
 
-bench "shuffle=$(cat /sys/kernel/mm/shuffle/enabled) reason=$(cat /sys/kernel/mm/shuffle/reason)"
+bench "shuffle=$(cat /sys/kernel/mm/shuffle/enabled) reason=$(cat /sys/kernel/mm/shuffle/reason) nodes=$(cat /sys/kernel/mm/shuffle/nodes)"
 
-# Boot shuffle: page_alloc_init_late() logs the decision, shuffles every
-# node's free memory, then the boot goes on; the gap to the next kernel
-# message holds the shuffle (and the same little else with it off).
-gap=$(dmesg | awk '
-	/shuffle: page allocator shuffling/ { t = substr($0, 2, index($0, "]") - 2) + 0; found = 1; next }
-	found { printf "%.3f", (substr($0, 2, index($0, "]") - 2) + 0 - t) * 1000; exit }')
+# Boot shuffle.  page_alloc.shuffle=1: page_alloc_init_late() logs the
+# decision and shuffles every node's free memory, then the boot goes on, so
+# the gap to the next kernel message holds the shuffle (and the same little
+# else with it off).  HMAT: hmat.c asks for node 1 at its initcall and the
+# node's shuffle runs between its request line and "shuffling enabled".
+since() { # since REGEX-FROM REGEX-TO: ms between the first lines matching each (TO: next line if empty)
+	dmesg | awk -v from="$1" -v to="$2" '
+		function ts(l) { return substr(l, 2, index(l, "]") - 2) + 0 }
+		!found && $0 ~ from { t = ts($0); found = 1; next }
+		found && (to == "" || $0 ~ to) { printf "%.3f", (ts($0) - t) * 1000; exit }'
+}
+node_kb() { awk '$3 == "MemTotal:" { print $4 }' "/sys/devices/system/node/node$1/meminfo"; }
+case $(cat /sys/kernel/mm/shuffle/reason) in
+hmat)
+	gap=$(since 'acpi/hmat: node 1: direct-mapped' 'shuffle: node 1: shuffling enabled')
+	shuffled_kb=$(node_kb 1)
+	;;
+cmdline)
+	gap=$(since 'shuffle: page allocator shuffling' '')
+	shuffled_kb=$(meminfo_kb MemTotal)
+	;;
+*)
+	gap=$(since 'shuffle: page allocator shuffling' '')
+	shuffled_kb=0
+	;;
+esac
 ok "boot shuffle gap measured" test -n "$gap"
-boot_kb=$(meminfo_kb MemTotal)
-bench "boot_gap_ms=$gap boot_mem_kb=$boot_kb"
+bench "boot_gap_ms=$gap boot_shuffled_kb=$shuffled_kb node1_kb=$(node_kb 1)"
 
-# Hot-add: online_pages() shuffles each block's zone as it comes up.
+boot_kb=$(meminfo_kb MemTotal)
+
+# Hot-add of node 2 (no memory-side cache): online_pages() shuffles each
+# block as it comes up, if node 2 is shuffled.
 must "create a devdax namespace" ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
 t0=$(date +%s%N)
 ok "daxctl reconfigure-device --mode=system-ram" daxctl reconfigure-device --mode=system-ram dax0.0
@@ -31,15 +54,19 @@ t1=$(date +%s%N)
 added_kb=$(($(meminfo_kb MemTotal) - boot_kb))
 bench "hotadd_ms=$(((t1 - t0) / 1000000)) hotadd_kb=$added_kb"
 
-# Page-fault throughput of a fresh 512 MiB buffer on node 0, with and
-# without THP, several rounds each.
+# Page-fault throughput of a fresh 512 MiB buffer on node 0 (DRAM, no
+# memory-side cache), with and without THP, several rounds each; the probe's
+# line also says how physically contiguous the buffer came out (ratio) and
+# whether THP backed it.
+vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 fails=0
 for thp in thp no-thp; do
 	opt=
 	[ "$thp" = no-thp ] && opt=--no-thp
 	for r in $(seq "$rounds"); do
+		a0=$(vmstat_of thp_fault_alloc) f0=$(vmstat_of thp_fault_fallback)
 		line=$(numactl --membind=0 "$probe" $opt 512 4) || fails=$((fails + 1))
-		bench "fault variant=$thp round=$r $line"
+		bench "fault variant=$thp round=$r $line thp_alloc=$(($(vmstat_of thp_fault_alloc) - a0)) thp_fallback=$(($(vmstat_of thp_fault_fallback) - f0))"
 	done
 done
 is "every fault-in round ran" "$fails" 0
