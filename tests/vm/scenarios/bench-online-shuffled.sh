@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmark scenario (tests/bench/shuffle-online-bench.sh reads its "# BENCH" lines; run.sh needs
+# --maxmem 24G): the kernel's cost of onlining each block of a 16 GiB NVDIMM hot-added after
+# boot (node 2, 125 blocks of 128 MiB) on a shuffled node, at the shuffle order the boot's
+# page_alloc.shuffle_order= chose.  Each block's online shuffles only that block against the
+# zone, so it must not cost more for the blocks already online.  Booted with
+# page_alloc.shuffle=0 it gives the same figures without shuffling, for comparison.
+#   BENCH_SHUFFLED    1 (default) if the node is expected shuffled, 0 if not
+#   BENCH_LARGE_MIB   size of the hot-added NVDIMM in MiB (default 16384)
+set -u
+. ./lib.sh
+
+size_mib=${BENCH_LARGE_MIB:-16384}
+shuffled=${BENCH_SHUFFLED:-1}
+plan 4
+
+reply=$(host_request nvdimm-add big "$size_mib" 2) || bail "hot-add failed: $reply"
+ok "region1 appears" wait_for 60 '[ -d /sys/bus/nd/devices/region1 ]'
+nmem=$(cut -d, -f1 /sys/bus/nd/devices/region1/mapping0)
+must "prepare region1's labels" sh -c "ndctl disable-region region1 && ndctl init-labels $nmem && ndctl enable-region region1"
+ndctl create-namespace -r region1 -m devdax -a 2M >"$PMEMRAM_OUT/ns-big.json" ||
+	bail "cannot create a devdax namespace on region1"
+dev=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-big.json")
+blocks=$(dev_blocks "$dev")
+n=$(echo "$blocks" | grep -c .)
+must "load kmem" modprobe kmem
+floor_bind "$dev" || bail "cannot bind kmem to $dev"
+udevadm settle --timeout=600 || bail "udev did not settle after binding kmem to $dev"
+node=$(cat "/sys/bus/dax/devices/$dev/target_node")
+swaps=$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)
+per_block=()
+for b in $blocks; do
+	t0=$EPOCHREALTIME
+	echo online_movable >"/sys/devices/system/memory/memory$b/state" || bail "cannot online memory$b"
+	per_block+=("$(ms "$t0" "$EPOCHREALTIME")")
+done
+ok "all $n blocks online" test "${#per_block[@]}" -eq "$n"
+is "node $node shuffled: $shuffled" "$(cat "/sys/devices/system/node/node$node/shuffle/enabled")" "$shuffled"
+if [ "$shuffled" = 1 ]; then
+	ok "the onlines shuffled pages (shuffle_swap grew)" \
+		test "$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)" -gt "$swaps"
+else
+	is "the onlines shuffled nothing" "$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)" "$swaps"
+fi
+note "BENCH per_block_ms node=$node shuffled=$shuffled order=$(cat /sys/kernel/mm/shuffle/order) swaps=$(($(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat) - swaps)) ${per_block[*]}"
+
+done_testing
