@@ -49,9 +49,14 @@ done
 section "page allocator shuffling"
 printf 'page_alloc.shuffle parameter: %s\n' \
 	"$(cat /sys/module/page_alloc/parameters/shuffle 2>/dev/null || echo absent)" >>"$report"
-for f in enabled reason order; do
+for f in enabled nodes reason order; do
 	[ -r "/sys/kernel/mm/shuffle/$f" ] &&
 		printf 'effective %s: %s\n' "$f" "$(cat "/sys/kernel/mm/shuffle/$f")" >>"$report"
+done
+for n in /sys/devices/system/node/node[0-9]*; do
+	[ -r "$n/shuffle/enabled" ] &&
+		printf 'node %s: shuffled %s, reason %s\n' "${n##*node}" "$(cat "$n/shuffle/enabled")" \
+			"$(cat "$n/shuffle/reason")" >>"$report"
 done
 
 # What this kernel can hand to pmemram, and what needs a newer one.
