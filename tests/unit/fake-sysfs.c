@@ -451,6 +451,21 @@ static int populate_hmat(const char *root)
 	return populate_nvdimm(root);
 }
 
+static int populate_live(const char *root)
+{
+	CHECK(populate_hmat(root));
+	CHECK(fake_sysfs_write(root, "kernel/mm/shuffle/nodes", "1\n"));
+	for (int n = 0; n <= 2; n++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "devices/system/node/node%d/shuffle/enabled", n);
+		CHECK(fake_sysfs_write(root, path, "%s", n == 1 ? "1\n" : "0\n"));
+		snprintf(path, sizeof(path), "devices/system/node/node%d/shuffle/reason", n);
+		CHECK(fake_sysfs_write(root, path, "%s", n == 1 ? "hmat\n" : "default-off\n"));
+	}
+	return 0;
+}
+
 static int populate_stock(const char *root)
 {
 	CHECK(fake_sysfs_write(root, "devices/system/node/online", "0\n"));
@@ -474,6 +489,8 @@ int fake_sysfs_populate(const char *root, enum fake_kernel kind)
 		return populate_hmat(root);
 	case FAKE_KERNEL_STOCK:
 		return populate_stock(root);
+	case FAKE_KERNEL_LIVE:
+		return populate_live(root);
 	}
 	return -EINVAL;
 }
@@ -567,6 +584,11 @@ int fake_env_setup_hmat(void **state)
 int fake_env_setup_stock(void **state)
 {
 	return env_setup(state, FAKE_KERNEL_STOCK);
+}
+
+int fake_env_setup_live(void **state)
+{
+	return env_setup(state, FAKE_KERNEL_LIVE);
 }
 
 int fake_env_teardown(void **state)

@@ -10,6 +10,9 @@ enum fake_kernel {
 	FAKE_KERNEL_HMAT,
 	/* Stock kernel, one node: raw page_alloc.shuffle only, no tiers, caches or dax bus. */
 	FAKE_KERNEL_STOCK,
+	/* FAKE_KERNEL_HMAT with the runtime switch per node: nodeN/shuffle/{enabled,reason}, node 1
+	 * shuffled (hmat), nodes 0 and 2 not (default-off); the summary says nodes "1". */
+	FAKE_KERNEL_LIVE,
 };
 
 /* Namespace UUIDs of the HMAT tree's NVDIMM regions 0..3. */
@@ -71,6 +74,7 @@ struct fake_env {
 
 int fake_env_setup_hmat(void **state);
 int fake_env_setup_stock(void **state);
+int fake_env_setup_live(void **state);
 int fake_env_teardown(void **state);
 /* Damage the tree: overwrite file with content, or remove it when content is NULL. */
 int fake_env_break(struct fake_env *env, const char *file, const char *content);

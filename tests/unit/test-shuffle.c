@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for the shuffle state: patched kernel/mm/shuffle, stock parameter fallback, failures. */
+/* Unit tests for the shuffle state: patched kernel/mm/shuffle, nodeN/shuffle, stock parameter fallback,
+ * failures. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,61 @@ static void test_patched(void **state)
 	assert_true(s.enabled);
 	assert_string_equal(s.reason, "hmat");
 	assert_int_equal(s.order, 10);
+	/* a kernel/mm/shuffle without nodeN/shuffle: no switch per node */
+	assert_false(s.per_node);
+	assert_int_equal(s.n_nodes, 0);
+	assert_null(pmemram_shuffle_find_node(&s, 1));
+}
+
+static void test_live(void **state)
+{
+	struct pmemram_shuffle s;
+
+	assert_int_equal(pmemram_shuffle_read(ENV(state)->ctx, &s), 0);
+	assert_int_equal(s.source, PMEMRAM_SHUFFLE_SYSFS);
+	assert_true(s.per_node);
+	assert_int_equal(s.n_nodes, 3);
+	for (int n = 0; n < 3; n++) {
+		const struct pmemram_shuffle_node *e = pmemram_shuffle_find_node(&s, n);
+
+		assert_non_null(e);
+		assert_int_equal(e->node, n);
+		assert_int_equal(e->enabled, n == 1);
+		assert_string_equal(e->reason, n == 1 ? "hmat" : "default-off");
+	}
+	assert_null(pmemram_shuffle_find_node(&s, 3));
+}
+
+/* A node in the online list whose directory went meanwhile is left out; the others are read. */
+static void test_live_node_gone(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_shuffle s;
+
+	assert_int_equal(fake_env_break(env, "devices/system/node/node2/shuffle/enabled", NULL), 0);
+	assert_int_equal(pmemram_shuffle_read(env->ctx, &s), 0);
+	assert_true(s.per_node);
+	assert_int_equal(s.n_nodes, 2);
+	assert_null(pmemram_shuffle_find_node(&s, 2));
+	assert_non_null(pmemram_shuffle_find_node(&s, 1));
+}
+
+static void test_live_write(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_shuffle s;
+
+	assert_int_equal(pmemram_shuffle_node_write(env->ctx, 0, true), 0);
+	assert_string_equal(fake_sysfs_read(env->root, "devices/system/node/node0/shuffle/enabled"), "1");
+	assert_int_equal(pmemram_shuffle_node_write(env->ctx, 1, false), 0);
+	assert_string_equal(fake_sysfs_read(env->root, "devices/system/node/node1/shuffle/enabled"), "0");
+	assert_int_equal(pmemram_shuffle_read(env->ctx, &s), 0);
+	assert_true(pmemram_shuffle_find_node(&s, 0)->enabled);
+	assert_false(pmemram_shuffle_find_node(&s, 1)->enabled);
+	/* no such node: the file cannot be written, and the context names it */
+	assert_true(pmemram_shuffle_node_write(env->ctx, 7, true) < 0);
+	assert_true(fake_env_error_path_is(env, "devices/system/node/node7/shuffle/enabled"));
+	assert_int_equal(pmemram_shuffle_node_write(env->ctx, -1, true), -EINVAL);
 }
 
 static void test_patched_forced_off(void **state)
@@ -85,7 +141,18 @@ static void test_failures(void **state)
 		{ "module/page_alloc/parameters/shuffle", "maybe\n", -EINVAL, NULL },
 	};
 
+	static const struct fake_failure live[] = {
+		{ "devices/system/node/node1/shuffle/enabled", "yes please\n", -EINVAL, NULL },
+		{ "devices/system/node/node2/shuffle/reason", NULL, -ENOENT, NULL },
+		{ "devices/system/node/node0/shuffle/reason", "Default Off\n", -EINVAL, NULL },
+		{ "devices/system/node/node1/shuffle/reason", "\n", -EINVAL, NULL },
+		{ "devices/system/node/node2/shuffle/reason", "a-reason-far-longer-than-thirty-one-characters\n",
+		  -E2BIG, NULL },
+		{ "devices/system/node/online", "0-x\n", -EINVAL, NULL },
+	};
+
 	fake_expect_failures(FAKE_KERNEL_HMAT, patched, ELEMENTSOF(patched), read_shuffle);
+	fake_expect_failures(FAKE_KERNEL_LIVE, live, ELEMENTSOF(live), read_shuffle);
 	fake_expect_failures(FAKE_KERNEL_STOCK, stock, ELEMENTSOF(stock), read_shuffle);
 }
 
@@ -96,6 +163,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		FAKE_TEST(test_patched, fake_env_setup_hmat),
 		FAKE_TEST(test_patched_forced_off, fake_env_setup_hmat),
+		FAKE_TEST(test_live, fake_env_setup_live),
+		FAKE_TEST(test_live_node_gone, fake_env_setup_live),
+		FAKE_TEST(test_live_write, fake_env_setup_live),
 		FAKE_TEST(test_stock, fake_env_setup_stock),
 		FAKE_TEST(test_unavailable, fake_env_setup_stock),
 		cmocka_unit_test(test_failures),

@@ -284,14 +284,33 @@ void pmemram_topology_direct_mapped_nodes(const struct pmemram_topology *t, stru
 
 /* ---- page allocator shuffling -------------------------------------------- */
 
+#define PMEMRAM_SHUFFLE_REASON_MAX 32
+
+/* One node's nodeN/shuffle/: whether its free lists are shuffled, and why (set by the kernel). */
+struct pmemram_shuffle_node {
+	int node;
+	bool enabled;
+	char reason[PMEMRAM_SHUFFLE_REASON_MAX]; /* "hmat", "sysfs", "forced-off", ... */
+};
+
 struct pmemram_shuffle {
 	enum pmemram_shuffle_source source;
 	bool enabled;
-	char reason[32]; /* "hmat", "cmdline", ... or "parameter" on stock kernels */
-	int order;	 /* -1 when the kernel does not say */
+	char reason[PMEMRAM_SHUFFLE_REASON_MAX]; /* "hmat", "cmdline", ... or "parameter" on stock kernels */
+	int order;				 /* -1 when the kernel does not say */
+	/* The kernel switches shuffling per node at runtime (nodeN/shuffle/enabled exists): then
+	 * nodes holds every online node, sorted; else n_nodes is 0. */
+	bool per_node;
+	size_t n_nodes;
+	struct pmemram_shuffle_node nodes[PMEMRAM_MAX_NODES];
 };
 
 int pmemram_shuffle_read(struct pmemram_ctx *ctx, struct pmemram_shuffle *ret);
+/* The node's entry in s->nodes, NULL when it has none. */
+const struct pmemram_shuffle_node *pmemram_shuffle_find_node(const struct pmemram_shuffle *s, int node);
+/* Switch a node's shuffling at runtime (nodeN/shuffle/enabled); -EPERM when the running kernel was
+ * booted with page_alloc.shuffle=0. */
+int pmemram_shuffle_node_write(struct pmemram_ctx *ctx, int node, bool enable);
 
 /* ---- dax devices ---------------------------------------------------------- */
 
