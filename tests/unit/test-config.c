@@ -113,6 +113,78 @@ static void test_uuid(void **state)
 	assert_string_equal(bad_digit, "6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5g"); /* untouched */
 }
 
+static void test_shuffle_nodes(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL, *d = NULL;
+	struct pmemram_config_errors e = {};
+	char where[64], text[64];
+
+	assert_int_equal(parse("a.conf", "[global]\nshuffle-nodes = 1,3-4\n", &c, &e), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_AUTO);
+	assert_int_equal(pmemram_config_shuffle_policy(c), PMEMRAM_CONFIG_SHUFFLE_NODES);
+	assert_string_equal(pmemram_config_shuffle_to_string(pmemram_config_shuffle_policy(c)), "nodes");
+	assert_int_equal(pmemram_nodemask_format(&c->shuffle_nodes, text, sizeof(text)), 0);
+	assert_string_equal(text, "1,3-4");
+	assert_string_equal(c->shuffle_nodes_text, "1,3-4");
+	assert_string_equal(pmemram_config_origin_to_string(c, pmemram_config_shuffle_origin(c), where, sizeof(where)),
+			    "a.conf:2");
+
+	/* with shuffle = auto it is fine; without shuffle-nodes the policy is shuffle's */
+	assert_int_equal(parse("b.conf", "[global]\nshuffle = auto\nshuffle-nodes = 0\n", &d, &e), 0);
+	assert_int_equal(pmemram_config_shuffle_policy(d), PMEMRAM_CONFIG_SHUFFLE_NODES);
+	assert_true(pmemram_nodemask_test(&d->shuffle_nodes, 0));
+	assert_int_equal(pmemram_nodemask_weight(&d->shuffle_nodes), 1);
+	pmemram_config_free(d);
+	assert_int_equal(parse("b.conf", "[global]\nshuffle = off\n", &d, &e), 0);
+	assert_int_equal(pmemram_config_shuffle_policy(d), PMEMRAM_CONFIG_SHUFFLE_OFF);
+	assert_string_equal(pmemram_config_origin_to_string(d, pmemram_config_shuffle_origin(d), where, sizeof(where)),
+			    "b.conf:2");
+}
+
+static void test_shuffle_nodes_errors(void **state)
+{
+	expect_error(
+		"a.conf", "[global]\nshuffle = on\nshuffle-nodes = 1\n",
+		"a.conf:3: key 'shuffle-nodes': goes with 'shuffle = auto' only, but 'shuffle = on' is set (a.conf:2)");
+	expect_error(
+		"a.conf", "[global]\nshuffle-nodes = 1\n\nshuffle = off\n",
+		"a.conf:2: key 'shuffle-nodes': goes with 'shuffle = auto' only, but 'shuffle = off' is set (a.conf:4)");
+	/* "nodes" is no value of shuffle */
+	expect_error("a.conf", "[global]\nshuffle = nodes\n",
+		     "a.conf:2: key 'shuffle': expected 'auto', 'on' or 'off', got 'nodes'");
+	expect_error("a.conf", "[global]\nshuffle-nodes =\n",
+		     "a.conf:2: key 'shuffle-nodes': expected a node list like '1,3' or '1-2', got ''");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 1,x,3\n",
+		     "a.conf:2: key 'shuffle-nodes': 'x' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 1,,3\n",
+		     "a.conf:2: key 'shuffle-nodes': '' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 1,\n",
+		     "a.conf:2: key 'shuffle-nodes': '' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 3-1\n",
+		     "a.conf:2: key 'shuffle-nodes': '3-1' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 1, 2\n",
+		     "a.conf:2: key 'shuffle-nodes': ' 2' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = -1\n",
+		     "a.conf:2: key 'shuffle-nodes': '-1' is not a node number or a range FIRST-LAST (expected a list "
+		     "like '1,3' or '1-2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 0,1024\n",
+		     "a.conf:2: key 'shuffle-nodes': node numbers go up to 1023, got '1024'");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 0-2,2\n",
+		     "a.conf:2: key 'shuffle-nodes': node 2 is listed twice ('2')");
+	expect_error("a.conf", "[global]\nshuffle-nodes = 1\nshuffle-nodes = 2\n",
+		     "a.conf:3: key 'shuffle-nodes': already set at line 2");
+	expect_error(
+		"a.conf",
+		"[global]\nshuffle-nodes = 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30\n",
+		"a.conf:2: key 'shuffle-nodes': node list longer than 63 characters");
+}
+
 static void test_value_errors(void **state)
 {
 	expect_error("pmemram.conf.d/10-x.conf",
@@ -302,7 +374,7 @@ static void test_syntax_errors(void **state)
 {
 	expect_error(
 		"a.conf", "[global]\nshufle = on\n",
-		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert, create)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
@@ -529,7 +601,7 @@ static void test_class_errors(void **state)
 	/* a class's key: not one of [global] */
 	expect_error(
 		"a.conf", "[global]\nprotect = 1G\n",
-		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[global]\ndemotion = yes\n",
 		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
@@ -563,7 +635,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_string_equal(
 		e.msg[15],
-		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 }
 
 static void test_verify_errors(void **state)
@@ -997,6 +1069,8 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_uuid),
 		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_shuffle_nodes),
+		cmocka_unit_test(test_shuffle_nodes_errors),
 		cmocka_unit_test(test_hmem),
 		cmocka_unit_test(test_hmem_errors),
 		cmocka_unit_test(test_cxl_matches),

@@ -12,6 +12,7 @@ static const char *const shuffle_names[_PMEMRAM_CONFIG_SHUFFLE_MAX] = {
 	[PMEMRAM_CONFIG_SHUFFLE_AUTO] = "auto",
 	[PMEMRAM_CONFIG_SHUFFLE_ON] = "on",
 	[PMEMRAM_CONFIG_SHUFFLE_OFF] = "off",
+	[PMEMRAM_CONFIG_SHUFFLE_NODES] = "nodes",
 };
 
 static const char *const switch_names[_PMEMRAM_CONFIG_SWITCH_MAX] = {
@@ -55,6 +56,16 @@ static const char *const class_mode_names[_PMEMRAM_CLASS_MODE_MAX] = {
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s)
 {
 	return (unsigned)s < ELEMENTSOF(shuffle_names) ? shuffle_names[s] : NULL;
+}
+
+enum pmemram_config_shuffle pmemram_config_shuffle_policy(const struct pmemram_config *c)
+{
+	return c->shuffle_nodes_set.file >= 0 ? PMEMRAM_CONFIG_SHUFFLE_NODES : c->shuffle;
+}
+
+struct pmemram_config_origin pmemram_config_shuffle_origin(const struct pmemram_config *c)
+{
+	return c->shuffle_nodes_set.file >= 0 ? c->shuffle_nodes_set : c->shuffle_set;
 }
 
 const char *pmemram_config_switch_to_string(enum pmemram_config_switch d)
@@ -302,10 +313,68 @@ static bool set_once(struct parser *p, const char *key, struct pmemram_config_or
 
 static void key_shuffle(struct parser *p, const char *key, const char *value)
 {
-	int i = parse_choice(p, key, value, shuffle_names, ELEMENTSOF(shuffle_names));
+	/* "nodes" is shuffle-nodes' policy, not a value of shuffle */
+	int i = parse_choice(p, key, value, shuffle_names, PMEMRAM_CONFIG_SHUFFLE_NODES);
 
 	if (i >= 0 && set_once(p, key, &p->config->shuffle_set))
 		p->config->shuffle = (enum pmemram_config_shuffle)i;
+}
+
+/* "1,3" or "0-2,5": node numbers and ranges FIRST-LAST, comma-separated, each node once. */
+static void key_shuffle_nodes(struct parser *p, const char *key, const char *value)
+{
+	struct pmemram_nodemask list = {};
+	char q[QUOTE_MAX + 4];
+	const char *s = value;
+
+	if (!*value) {
+		parse_error(p, "key '%s': expected a node list like '1,3' or '1-2', got ''", key);
+		return;
+	}
+	if (strlen(value) >= sizeof(p->config->shuffle_nodes_text)) {
+		parse_error(p, "key '%s': node list longer than %zu characters", key,
+			    sizeof(p->config->shuffle_nodes_text) - 1);
+		return;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		struct pmemram_nodemask one;
+		char token[sizeof(p->config->shuffle_nodes_text)];
+		int r;
+
+		memcpy(token, s, len);
+		token[len] = '\0';
+		r = len > 0 && !isspace((unsigned char)token[0]) && !isspace((unsigned char)token[len - 1])
+			    ? pmemram_parse_range_list(token, &one)
+			    : -EINVAL;
+		if (r == -ERANGE) {
+			parse_error(p, "key '%s': node numbers go up to %d, got '%s'", key, PMEMRAM_MAX_NODES - 1,
+				    quote(token, q));
+			return;
+		}
+		if (r < 0) {
+			parse_error(p,
+				    "key '%s': '%s' is not a node number or a range FIRST-LAST (expected a list "
+				    "like '1,3' or '1-2')",
+				    key, quote(token, q));
+			return;
+		}
+		PMEMRAM_NODEMASK_FOREACH(n, &one)
+			if (pmemram_nodemask_test(&list, (unsigned)n)) {
+				parse_error(p, "key '%s': node %d is listed twice ('%s')", key, n, quote(token, q));
+				return;
+			}
+		PMEMRAM_NODEMASK_FOREACH(n, &one)
+			pmemram_nodemask_set(&list, (unsigned)n);
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+
+	if (!set_once(p, key, &p->config->shuffle_nodes_set))
+		return;
+	p->config->shuffle_nodes = list;
+	strcpy(p->config->shuffle_nodes_text, value);
 }
 
 /* One hex address of an hmem range: digits with or without "0x", nothing else. */
@@ -605,6 +674,7 @@ static const struct key_def {
 } keys[] = {
 	/* clang-format off */
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
+	{ SECTION_GLOBAL, "shuffle-nodes", key_shuffle_nodes },
 	{ SECTION_GLOBAL, "demotion", key_demotion },
 	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
 	{ SECTION_GLOBAL, "promotion", key_promotion },
@@ -993,6 +1063,15 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 		}
 	}
 
+	/* shuffle-nodes says which nodes; shuffle = on or off would say otherwise */
+	if (c->shuffle_nodes_set.file >= 0 && c->shuffle != PMEMRAM_CONFIG_SHUFFLE_AUTO) {
+		origin_error(c, errors, c->shuffle_nodes_set,
+			     "key 'shuffle-nodes': goes with 'shuffle = auto' only, but 'shuffle = %s' is set (%s)",
+			     pmemram_config_shuffle_to_string(c->shuffle),
+			     pmemram_config_origin_to_string(c, c->shuffle_set, where, sizeof(where)));
+		failed = true;
+	}
+
 	for (size_t i = 0; i < c->n_classes; i++)
 		if (c->classes[i].nodes_set.file < 0) {
 			origin_error(c, errors, c->classes[i].defined, "class '%s': key 'nodes' missing",
@@ -1016,6 +1095,7 @@ int pmemram_config_new(struct pmemram_config **ret)
 		return -ENOMEM;
 	c->shuffle = PMEMRAM_CONFIG_SHUFFLE_AUTO;
 	c->shuffle_set.file = -1;
+	c->shuffle_nodes_set.file = -1;
 	c->demotion = PMEMRAM_CONFIG_SWITCH_KEEP;
 	c->demotion_set.file = -1;
 	c->promotion = PMEMRAM_CONFIG_SWITCH_KEEP;

@@ -36,6 +36,7 @@ enum pmemram_config_shuffle {
 	PMEMRAM_CONFIG_SHUFFLE_AUTO, /* whatever the kernel decided (HMAT autodetection) */
 	PMEMRAM_CONFIG_SHUFFLE_ON,
 	PMEMRAM_CONFIG_SHUFFLE_OFF,
+	PMEMRAM_CONFIG_SHUFFLE_NODES, /* shuffle-nodes = LIST: those nodes, no others (not a value of shuffle) */
 	_PMEMRAM_CONFIG_SHUFFLE_MAX,
 };
 
@@ -143,8 +144,11 @@ struct pmemram_class {
 };
 
 struct pmemram_config {
-	enum pmemram_config_shuffle shuffle;
+	enum pmemram_config_shuffle shuffle; /* the key shuffle: auto, on or off */
 	struct pmemram_config_origin shuffle_set;
+	struct pmemram_nodemask shuffle_nodes; /* the key shuffle-nodes, when shuffle_nodes_set */
+	char shuffle_nodes_text[64];	       /* as written, for messages and status */
+	struct pmemram_config_origin shuffle_nodes_set;
 	enum pmemram_config_switch demotion;
 	struct pmemram_config_origin demotion_set;
 	/* kernel.numa_balancing's memory-tiering bit (promotion of hot pages to the top tier) */
@@ -271,6 +275,10 @@ const char *pmemram_config_origin_to_string(const struct pmemram_config *c, stru
 int pmemram_uuid_normalize(char *uuid);
 
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s);
+/* The shuffle policy in force: PMEMRAM_CONFIG_SHUFFLE_NODES when shuffle-nodes is set, else shuffle. */
+enum pmemram_config_shuffle pmemram_config_shuffle_policy(const struct pmemram_config *c);
+/* Where that policy is set: the origin of shuffle-nodes or of shuffle (file -1: the default). */
+struct pmemram_config_origin pmemram_config_shuffle_origin(const struct pmemram_config *c);
 const char *pmemram_config_switch_to_string(enum pmemram_config_switch d);
 /* The word before the ':' of a match value: "uuid", "device", "hmem", "region"; "all-devdax". */
 const char *pmemram_match_to_string(enum pmemram_match m);
