@@ -31,7 +31,8 @@ void ctl_shuffle_done(struct ctl_shuffle *s)
 	s->cmdline = NULL;
 }
 
-int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, struct ctl_shuffle *s)
+int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
+		     struct ctl_shuffle *s)
 {
 	int r;
 
@@ -60,7 +61,7 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 			root, PMEMRAM_GRUB_DROPIN_PATH, strerror(-r));
 		return CTL_EXIT_OK;
 	}
-	r = pmemram_shuffle_policy_evaluate(policy, &s->kernel, s->topology, s->cmdline, &s->boot, &s->policy);
+	r = pmemram_shuffle_policy_evaluate(policy, nodes, &s->kernel, s->topology, s->cmdline, &s->boot, &s->policy);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot evaluate the shuffle policy: %s\n", program_invocation_short_name,
 			strerror(-r));
@@ -151,10 +152,11 @@ struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *po
 
 const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size)
 {
-	if (c->shuffle_set.file < 0 || (size_t)c->shuffle_set.file >= c->n_files)
+	struct pmemram_config_origin o = pmemram_config_shuffle_origin(c);
+
+	if (o.file < 0 || (size_t)o.file >= c->n_files)
 		return NULL;
-	snprintf(buf, size, "%s:%u", c->files[c->shuffle_set.file], c->shuffle_set.line);
-	return buf;
+	return pmemram_config_origin_to_string(c, o, buf, size);
 }
 
 static void shuffle_help(void)
@@ -245,6 +247,8 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 	struct json_object *root = NULL, *applied = NULL;
 	const char *dir = ctl_config_dir(), *done = NULL, *origin;
 	bool json = g->json, dry_run = false, configured, do_apply = false;
+	enum pmemram_config_shuffle policy;
+	struct pmemram_nodemask nodes;
 	char where[PATH_MAX + 16];
 	int c, ret;
 
@@ -284,15 +288,16 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		pmemram_config_free(config);
 		return CTL_EXIT_SYSTEM;
 	}
-	ret = ctl_shuffle_read(ctx, config->shuffle, &s);
+	policy = pmemram_config_shuffle_policy(config);
+	nodes = config->shuffle_nodes;
 	pmemram_config_free(config);
+	ret = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, &s);
 	if (ret != CTL_EXIT_OK)
 		return ret;
 	if (s.policy_r < 0)
 		return CTL_EXIT_SYSTEM; /* said why */
 
 	if (do_apply) {
-		enum pmemram_config_shuffle policy = s.policy.policy;
 		bool changed;
 		int r2;
 
@@ -301,7 +306,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		if (changed) {
 			/* Show the state as it is now, also after a failed update tool. */
 			ctl_shuffle_done(&s);
-			r2 = ctl_shuffle_read(ctx, policy, &s);
+			r2 = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, &s);
 			if (r2 != CTL_EXIT_OK || s.policy_r < 0) {
 				json_object_put(applied);
 				return r2 != CTL_EXIT_OK ? r2 : CTL_EXIT_SYSTEM;

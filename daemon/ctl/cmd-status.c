@@ -53,11 +53,12 @@ static int status_read_shuffle(struct pmemram_ctx *ctx, struct status *s)
 	if (ctl_load_config(ctl_config_dir(), true, &config, &configured) != CTL_EXIT_OK)
 		s->policy_origin = "the configuration does not load: auto assumed";
 	else {
-		policy = config->shuffle;
+		policy = pmemram_config_shuffle_policy(config);
 		s->policy_origin = ctl_shuffle_policy_origin(config, s->origin_buf, sizeof(s->origin_buf));
 	}
 	s->shuffle.topology = s->topology;
-	return ctl_shuffle_read(ctx, policy, &s->shuffle);
+	return ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &config->shuffle_nodes : NULL,
+				&s->shuffle);
 }
 
 /* Each device's source and who onlined it: pmemramd's record of its own binds, beside its socket. */

@@ -139,7 +139,8 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv);
 const char *ctl_boot_root(void);
 /* Read the kernel's state, command line and boot configuration and evaluate policy: CTL_EXIT_OK, or an
  * exit code with the message printed. */
-int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, struct ctl_shuffle *s);
+int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
+		     struct ctl_shuffle *s);
 void ctl_shuffle_done(struct ctl_shuffle *s);
 /* "FILE:LINE" of the configuration's shuffle key in buf, or NULL when it was not set (the default). */
 const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size);

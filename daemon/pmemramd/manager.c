@@ -54,7 +54,7 @@ static void check_shuffle(struct manager *m)
 	if (r >= 0)
 		r = pmemram_bootparam_read("/", &boot);
 	if (r >= 0)
-		r = pmemram_shuffle_policy_evaluate(m->config->shuffle, &k, t, cmdline, &boot, &m->shuffle);
+		r = pmemram_shuffle_policy_evaluate_config(m->config, &k, t, cmdline, &boot, &m->shuffle);
 	pmemram_topology_free(t);
 	if (r < 0) {
 		mevent(m, MANAGER_EVENT_SHUFFLE_UNKNOWN, "cannot evaluate the shuffle policy: %s", strerror(-r));

@@ -117,7 +117,9 @@ static void test_cases(void **state)
 		struct pmemram_shuffle_policy p;
 
 		print_message("case: %s\n", c->name);
-		assert_int_equal(pmemram_shuffle_policy_evaluate(c->policy, c->kernel, c->topology, c->cmdline, &b, &p), 0);
+		assert_int_equal(pmemram_shuffle_policy_evaluate(c->policy, NULL, c->kernel, c->topology, c->cmdline,
+								 &b, &p),
+				 0);
 		assert_true(streq_ptr(p.want, c->want));
 		assert_string_equal(pmemram_shuffle_policy_state_to_string(p.state),
 				    pmemram_shuffle_policy_state_to_string(c->state));
@@ -127,6 +129,169 @@ static void test_cases(void **state)
 			fail_msg("text \"%s\" lacks \"%s\"", p.text, c->text);
 		assert_int_equal(p.direct_mapped_cache, c->topology == &with_cache);
 	}
+}
+
+/* ---- a kernel that switches nodes at runtime ------------------------------------------------- */
+
+/* node 0 DRAM and CPUs, node 1 memory behind a direct-mapped cache, node 2 without memory (yet) */
+static struct pmemram_node live_nodes[] = {
+	{ .id = 0, .has_cpu = true, .has_memory = true },
+	{ .id = 1,
+	  .has_memory = true,
+	  .n_caches = 1,
+	  .caches = { { .level = 1, .size = 134217728, .line_size = 64, .indexing = PMEMRAM_CACHE_DIRECT_MAPPED } } },
+	{ .id = 2 },
+};
+static const struct pmemram_topology live_topology = { .n_nodes = 3, .nodes = live_nodes };
+
+struct live_case {
+	const char *name;
+	enum pmemram_config_shuffle policy;
+	const char *list;      /* shuffle-nodes, with NODES */
+	const char *kernel[3]; /* each node: "1 REASON" or "0 REASON" */
+	const char *cmdline;
+	bool ours; /* pmemram's GRUB drop-in with page_alloc.shuffle=1 is there */
+	/* expected */
+	enum pmemram_shuffle_policy_state state;
+	const char *actions[3];
+	int wanted[3]; /* -1: no memory, not asked */
+	const char *text;
+};
+
+#define NODES PMEMRAM_CONFIG_SHUFFLE_NODES
+#define HMAT_BOOT                                          \
+	{                                                  \
+		"0 default-off", "1 hmat", "0 default-off" \
+	}
+#define KEEP3                          \
+	{                              \
+		"keep", "keep", "keep" \
+	}
+
+/* clang-format off */
+static const struct live_case live_cases[] = {
+	{ "auto, the kernel decided by HMAT", AUTO, NULL, HMAT_BOOT, "root=/dev/vda", false,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 1, -1 }, "in effect, switched at runtime: shuffled nodes 1" },
+	{ "auto, the cached node switched off at runtime", AUTO, NULL, { "0 default-off", "0 sysfs", "0 default-off" },
+	  "", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, { "keep", "enable", "keep" }, { 0, 1, -1 },
+	  "not applied: nodes 1 to shuffle (run pmemramctl shuffle apply)" },
+	{ "auto, a node without a cache switched on at runtime", AUTO, NULL, { "1 sysfs", "1 hmat", "0 default-off" }, "",
+	  false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, { "disable", "keep", "keep" }, { 0, 1, -1 },
+	  "nodes 0 to stop shuffling" },
+	{ "auto, page_alloc.shuffle=1 shuffles all: the kernel's choice", AUTO, NULL,
+	  { "1 cmdline", "1 cmdline", "1 cmdline" }, "page_alloc.shuffle=1", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT,
+	  KEEP3, { 1, 1, -1 }, "shuffled nodes 0-2" },
+	{ "auto, forced off: respected", AUTO, NULL, { "0 forced-off", "0 forced-off", "0 forced-off" },
+	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 0, -1 }, "shuffled nodes none" },
+	{ "auto, pmemram's old drop-in is still there", AUTO, NULL, HMAT_BOOT, "page_alloc.shuffle=1", true,
+	  PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, KEEP3, { 0, 1, -1 }, "pmemram's page_alloc.shuffle is still in the boot" },
+	{ "on: every node with memory", ON, NULL, HMAT_BOOT, "", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED,
+	  { "enable", "keep", "keep" }, { 1, 1, -1 }, "nodes 0 to shuffle" },
+	{ "on, applied", ON, NULL, { "1 sysfs", "1 hmat", "0 default-off" }, "", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT,
+	  KEEP3, { 1, 1, -1 }, "shuffled nodes 0-1" },
+	{ "on, forced off by the command line", ON, NULL, { "0 forced-off", "0 forced-off", "0 forced-off" },
+	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_FORCED_OFF, { "forced-off", "forced-off", "keep" },
+	  { 1, 1, -1 }, "nodes 0-1: forced off by page_alloc.shuffle=0 on the kernel command line" },
+	{ "off: none, even the kernel's own choice", OFF, NULL, { "1 cmdline", "1 cmdline", "1 cmdline" },
+	  "page_alloc.shuffle=1", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, { "disable", "disable", "keep" },
+	  { 0, 0, -1 }, "nodes 0-1 to stop shuffling" },
+	{ "off, forced off: in effect", OFF, NULL, { "0 forced-off", "0 forced-off", "0 forced-off" },
+	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 0, -1 }, "in effect" },
+	{ "nodes 0: the cached node off, DRAM on", NODES, "0", HMAT_BOOT, "", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED,
+	  { "enable", "disable", "keep" }, { 1, 0, -1 }, "nodes 0 to shuffle, nodes 1 to stop shuffling" },
+	{ "nodes 0, applied", NODES, "0", { "1 sysfs", "0 sysfs", "0 default-off" }, "", false,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 1, 0, -1 }, "shuffled nodes 0" },
+	{ "nodes 1-2: node 2 gets its state with its memory", NODES, "1-2", HMAT_BOOT, "", false,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 1, -1 }, "in effect" },
+	{ "nodes 0-1, forced off", NODES, "0-1", { "0 forced-off", "0 forced-off", "0 forced-off" },
+	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_FORCED_OFF, { "forced-off", "forced-off", "keep" },
+	  { 1, 1, -1 }, "forced off" },
+	{ "nodes 1 under forced-off, node 1 on: nothing to do", NODES, "1", { "0 forced-off", "1 sysfs", "0 forced-off" },
+	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 1, -1 }, "shuffled nodes 1" },
+};
+/* clang-format on */
+
+static void live_kernel(const struct live_case *c, struct pmemram_shuffle *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->source = PMEMRAM_SHUFFLE_SYSFS;
+	k->order = 10;
+	k->per_node = true;
+	for (int n = 0; n < 3; n++) {
+		k->nodes[n].node = n;
+		k->nodes[n].enabled = c->kernel[n][0] == '1';
+		snprintf(k->nodes[n].reason, sizeof(k->nodes[n].reason), "%s", c->kernel[n] + 2);
+		k->enabled |= k->nodes[n].enabled;
+	}
+	k->n_nodes = 3;
+	snprintf(k->reason, sizeof(k->reason), "%s", k->nodes[1].reason);
+}
+
+static void test_live_cases(void **state)
+{
+	static struct pmemram_shuffle k;
+	static struct pmemram_shuffle_policy p;
+
+	(void)state;
+	for (size_t i = 0; i < ELEMENTSOF(live_cases); i++) {
+		const struct live_case *c = &live_cases[i];
+		struct pmemram_bootparam b = boot(G, c->ours ? "1" : NULL, c->ours);
+		struct pmemram_nodemask list;
+
+		print_message("case: %s\n", c->name);
+		live_kernel(c, &k);
+		if (c->list)
+			assert_int_equal(pmemram_parse_range_list(c->list, &list), 0);
+		assert_int_equal(pmemram_shuffle_policy_evaluate(c->policy, c->list ? &list : NULL, &k, &live_topology,
+								 c->cmdline, &b, &p),
+				 0);
+		assert_true(p.live);
+		/* pmemram wants nothing of its own in the boot configuration of such a kernel */
+		assert_null(p.want);
+		assert_int_equal(p.remove_ours, c->ours);
+		assert_string_equal(pmemram_shuffle_policy_state_to_string(p.state),
+				    pmemram_shuffle_policy_state_to_string(c->state));
+		if (!strstr(p.text, c->text))
+			fail_msg("text \"%s\" lacks \"%s\"", p.text, c->text);
+		assert_int_equal(p.n_nodes, 3);
+		for (int n = 0; n < 3; n++) {
+			assert_int_equal(p.nodes[n].node, n);
+			assert_int_equal(p.nodes[n].enabled, k.nodes[n].enabled);
+			assert_string_equal(p.nodes[n].reason, k.nodes[n].reason);
+			assert_int_equal(p.nodes[n].has_memory, c->wanted[n] >= 0);
+			assert_int_equal(p.nodes[n].direct_mapped_cache, n == 1);
+			if (c->wanted[n] >= 0)
+				assert_int_equal(p.nodes[n].wanted, c->wanted[n]);
+			assert_string_equal(pmemram_shuffle_node_action_to_string(p.nodes[n].action), c->actions[n]);
+		}
+	}
+}
+
+/* shuffle-nodes on kernels without the switch per node: nothing can be written for it. */
+static void test_nodes_without_switch(void **state)
+{
+	static struct pmemram_shuffle_policy p;
+	struct pmemram_nodemask list = {};
+	struct pmemram_bootparam b = boot(G, NULL, false), ours = boot(G, "1", true);
+
+	(void)state;
+	pmemram_nodemask_set(&list, 1);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(NODES, &list, &patched_on, &with_cache, "", &b, &p), 0);
+	assert_false(p.live);
+	assert_null(p.want);
+	assert_int_equal(p.n_nodes, 0);
+	assert_string_equal(pmemram_shuffle_policy_state_to_string(p.state), "unsupported");
+	assert_non_null(strstr(p.text, "shuffle-nodes needs a kernel that switches shuffling per node"));
+	assert_int_equal(pmemram_shuffle_policy_evaluate(NODES, &list, &stock_on, &with_cache, "page_alloc.shuffle=1",
+							 &ours, &p),
+			 0);
+	assert_string_equal(pmemram_shuffle_policy_state_to_string(p.state), "not-applied");
+	assert_non_null(strstr(p.text, "pmemram's page_alloc.shuffle is still in the boot configuration"));
+	/* the list goes with the nodes policy, and only with it */
+	assert_int_equal(pmemram_shuffle_policy_evaluate(NODES, NULL, &patched_on, &with_cache, "", &b, &p), -EINVAL);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, &list, &patched_on, &with_cache, "", &b, &p), -EINVAL);
+	assert_null(pmemram_shuffle_node_action_to_string(_PMEMRAM_SHUFFLE_NODE_ACTION_MAX));
+	assert_string_equal(pmemram_shuffle_policy_state_to_string(PMEMRAM_SHUFFLE_POLICY_FORCED_OFF), "forced-off");
 }
 
 static void test_normalize(void **state)
@@ -151,10 +316,11 @@ static void test_invalid(void **state)
 	struct pmemram_shuffle_policy p;
 
 	(void)state;
-	assert_int_equal(pmemram_shuffle_policy_evaluate(_PMEMRAM_CONFIG_SHUFFLE_MAX, &patched_on, &with_cache, "", &b, &p),
+	assert_int_equal(pmemram_shuffle_policy_evaluate(_PMEMRAM_CONFIG_SHUFFLE_MAX, NULL, &patched_on, &with_cache,
+							 "", &b, &p),
 			 -EINVAL);
-	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, NULL, &with_cache, "", &b, &p), -EINVAL);
-	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, &patched_on, &with_cache, NULL, &b, &p), -EINVAL);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, NULL, NULL, &with_cache, "", &b, &p), -EINVAL);
+	assert_int_equal(pmemram_shuffle_policy_evaluate(ON, NULL, &patched_on, &with_cache, NULL, &b, &p), -EINVAL);
 	assert_null(pmemram_shuffle_policy_state_to_string(_PMEMRAM_SHUFFLE_POLICY_STATE_MAX));
 }
 
@@ -345,6 +511,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_live_cases),
+		cmocka_unit_test(test_nodes_without_switch),
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_invalid),
 		FAKE_TEST(test_cli_kernel_cmdline),

@@ -6,16 +6,27 @@
 #include "pmemram-shuffle-policy.h"
 
 static const char *const state_names[_PMEMRAM_SHUFFLE_POLICY_STATE_MAX] = {
-	[PMEMRAM_SHUFFLE_POLICY_IN_EFFECT] = "in-effect",
-	[PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT] = "next-boot",
-	[PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED] = "not-applied",
-	[PMEMRAM_SHUFFLE_POLICY_NO_LOADER] = "no-boot-loader",
-	[PMEMRAM_SHUFFLE_POLICY_IGNORED] = "ignored",
+	[PMEMRAM_SHUFFLE_POLICY_IN_EFFECT] = "in-effect",     [PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT] = "next-boot",
+	[PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED] = "not-applied", [PMEMRAM_SHUFFLE_POLICY_NO_LOADER] = "no-boot-loader",
+	[PMEMRAM_SHUFFLE_POLICY_IGNORED] = "ignored",	      [PMEMRAM_SHUFFLE_POLICY_FORCED_OFF] = "forced-off",
+	[PMEMRAM_SHUFFLE_POLICY_UNSUPPORTED] = "unsupported",
+};
+
+static const char *const action_names[_PMEMRAM_SHUFFLE_NODE_ACTION_MAX] = {
+	[PMEMRAM_SHUFFLE_NODE_KEEP] = "keep",
+	[PMEMRAM_SHUFFLE_NODE_ENABLE] = "enable",
+	[PMEMRAM_SHUFFLE_NODE_DISABLE] = "disable",
+	[PMEMRAM_SHUFFLE_NODE_FORCED_OFF] = "forced-off",
 };
 
 const char *pmemram_shuffle_policy_state_to_string(enum pmemram_shuffle_policy_state s)
 {
 	return (unsigned)s < ELEMENTSOF(state_names) ? state_names[s] : NULL;
+}
+
+const char *pmemram_shuffle_node_action_to_string(enum pmemram_shuffle_node_action a)
+{
+	return (unsigned)a < ELEMENTSOF(action_names) ? action_names[a] : NULL;
 }
 
 /* As the kernel's kstrtobool(), which parses page_alloc.shuffle: the first one or two characters. */
@@ -72,89 +83,219 @@ static bool kernel_agrees(const struct pmemram_shuffle *k, const char *want)
 	return k->enabled == streq(want, "1");
 }
 
-int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const struct pmemram_shuffle *kernel,
-				    const struct pmemram_topology *topology, const char *cmdline,
-				    const struct pmemram_bootparam *boot, struct pmemram_shuffle_policy *ret)
+/* Whether the policy wants a node with memory shuffled, on a kernel that switches nodes at runtime. */
+static bool node_wanted(enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
+			const struct pmemram_shuffle_policy_node *n)
 {
-	struct pmemram_shuffle_policy p = { .policy = policy };
-	_cleanup_(freep) char *running = NULL;
-	bool ours_present;
-	int r;
-
-	if (!kernel || !cmdline || !boot || !ret || (unsigned)policy >= _PMEMRAM_CONFIG_SHUFFLE_MAX)
-		return -EINVAL;
-
-	p.direct_mapped_cache = any_direct_mapped(topology);
 	switch (policy) {
 	case PMEMRAM_CONFIG_SHUFFLE_ON:
-		p.want = "1";
-		break;
+		return true;
 	case PMEMRAM_CONFIG_SHUFFLE_OFF:
-		p.want = "0";
-		break;
+		return false;
+	case PMEMRAM_CONFIG_SHUFFLE_NODES:
+		return pmemram_nodemask_test(nodes, (unsigned)n->node);
 	default:
-		/* A patched kernel turns shuffling on for a direct-mapped cache by itself; a stock one
-		 * needs the parameter for that. */
-		if (kernel->source == PMEMRAM_SHUFFLE_PARAMETER && p.direct_mapped_cache)
-			p.want = "1";
-		break;
+		/* auto: the kernel's own decision (a direct-mapped cache), unless the command line forced
+		 * it off; of a node without one, whatever the kernel did except a runtime switch. */
+		if (n->direct_mapped_cache)
+			return !streq(n->reason, "forced-off");
+		return n->enabled && !streq(n->reason, "sysfs");
 	}
+}
 
+/* Each node of the kernel's, what it is and what it needs; the nodes each action applies to. */
+static void evaluate_nodes(struct pmemram_shuffle_policy *p, const struct pmemram_nodemask *nodes,
+			   const struct pmemram_shuffle *k, const struct pmemram_topology *t,
+			   struct pmemram_nodemask by_action[static _PMEMRAM_SHUFFLE_NODE_ACTION_MAX],
+			   struct pmemram_nodemask *shuffled)
+{
+	struct pmemram_nodemask dm;
+
+	pmemram_topology_direct_mapped_nodes(t, &dm);
+	for (size_t i = 0; i < k->n_nodes; i++) {
+		const struct pmemram_node *tn = pmemram_topology_find_node(t, k->nodes[i].node);
+		struct pmemram_shuffle_policy_node *n = &p->nodes[p->n_nodes++];
+
+		n->node = k->nodes[i].node;
+		n->enabled = k->nodes[i].enabled;
+		snprintf(n->reason, sizeof(n->reason), "%s", k->nodes[i].reason);
+		n->has_memory = tn && tn->has_memory;
+		n->direct_mapped_cache = pmemram_nodemask_test(&dm, (unsigned)n->node);
+		n->action = PMEMRAM_SHUFFLE_NODE_KEEP;
+		if (n->has_memory) {
+			n->wanted = node_wanted(p->policy, nodes, n);
+			if (n->wanted && !n->enabled)
+				n->action = streq(n->reason, "forced-off") ? PMEMRAM_SHUFFLE_NODE_FORCED_OFF
+									   : PMEMRAM_SHUFFLE_NODE_ENABLE;
+			else if (!n->wanted && n->enabled)
+				n->action = PMEMRAM_SHUFFLE_NODE_DISABLE;
+		}
+		pmemram_nodemask_set(&by_action[n->action], (unsigned)n->node);
+		if (n->enabled)
+			pmemram_nodemask_set(shuffled, (unsigned)n->node);
+	}
+}
+
+/* "1,3" or "none" */
+static const char *node_list(const struct pmemram_nodemask *m, char *buf, size_t size)
+{
+	if (pmemram_nodemask_weight(m) == 0 || pmemram_nodemask_format(m, buf, size) < 0)
+		snprintf(buf, size, "none");
+	return buf;
+}
+
+/* A kernel that switches nodes at runtime: pmemram writes the nodes, nothing for the next boot. */
+static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram_nodemask *nodes,
+			  const struct pmemram_shuffle *k, const struct pmemram_topology *t, bool ours_present)
+{
+	struct pmemram_nodemask by_action[_PMEMRAM_SHUFFLE_NODE_ACTION_MAX] = {}, shuffled = {};
+	char on[96], off[96], list[64];
+
+	p->live = true;
+	p->remove_ours = ours_present;
+	evaluate_nodes(p, nodes, k, t, by_action, &shuffled);
+	on[0] = off[0] = '\0';
+	if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_ENABLE]) > 0)
+		snprintf(on, sizeof(on), "nodes %s to shuffle",
+			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_ENABLE], list, sizeof(list)));
+	if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_DISABLE]) > 0)
+		snprintf(off, sizeof(off), "nodes %s to stop shuffling",
+			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_DISABLE], list, sizeof(list)));
+	if (on[0] || off[0]) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED;
+		snprintf(p->text, sizeof(p->text), "not applied: %s%s%s (run pmemramctl shuffle apply)", on,
+			 on[0] && off[0] ? ", " : "", off);
+	} else if (ours_present) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED;
+		snprintf(p->text, sizeof(p->text),
+			 "not applied: the kernel switches nodes at runtime, but pmemram's page_alloc.shuffle is still "
+			 "in the boot configuration (run pmemramctl shuffle apply)");
+	} else if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF]) > 0) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_FORCED_OFF;
+		snprintf(p->text, sizeof(p->text),
+			 "nodes %s: forced off by page_alloc.shuffle=0 on the kernel command line (not pmemram's)",
+			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF], list, sizeof(list)));
+	} else {
+		p->state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
+		snprintf(p->text, sizeof(p->text), "in effect, switched at runtime: shuffled nodes %s",
+			 node_list(&shuffled, list, sizeof(list)));
+	}
+}
+
+int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
+				    const struct pmemram_shuffle *kernel, const struct pmemram_topology *topology,
+				    const char *cmdline, const struct pmemram_bootparam *boot,
+				    struct pmemram_shuffle_policy *ret)
+{
+	_cleanup_(freep) char *running = NULL;
+	struct pmemram_shuffle_policy *p = ret;
+	bool ours_present, running_present;
+	int r;
+
+	if (!kernel || !cmdline || !boot || !ret || (unsigned)policy >= _PMEMRAM_CONFIG_SHUFFLE_MAX ||
+	    (policy == PMEMRAM_CONFIG_SHUFFLE_NODES) != (nodes != NULL))
+		return -EINVAL;
 	r = pmemram_cmdline_get(cmdline, PMEMRAM_SHUFFLE_PARAM, &running);
 	if (r < 0)
 		return r;
-	set_param(p.running, sizeof(p.running), r > 0, running);
-	set_param(p.next_boot, sizeof(p.next_boot), boot->present, boot->value);
-	ours_present = boot->loader == PMEMRAM_BOOTLOADER_GRUB && boot->written_by_pmemram;
+	running_present = r > 0;
 
-	if (p.want && boot->loader == PMEMRAM_BOOTLOADER_NONE) {
-		p.state = kernel_agrees(kernel, p.want) ? PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
-							: PMEMRAM_SHUFFLE_POLICY_NO_LOADER;
-		snprintf(p.text, sizeof(p.text), "%s",
-			 p.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
+	/* Large (a slot per possible node): filled in place, untouched on the failures above. */
+	memset(p, 0, sizeof(*p));
+	p->policy = policy;
+	p->direct_mapped_cache = any_direct_mapped(topology);
+	set_param(p->running, sizeof(p->running), running_present, running);
+	set_param(p->next_boot, sizeof(p->next_boot), boot->present, boot->value);
+	ours_present = boot->loader == PMEMRAM_BOOTLOADER_GRUB && boot->written_by_pmemram;
+	if (kernel->per_node) {
+		evaluate_live(p, nodes, kernel, topology, ours_present);
+		return 0;
+	}
+
+	switch (policy) {
+	case PMEMRAM_CONFIG_SHUFFLE_ON:
+		p->want = "1";
+		break;
+	case PMEMRAM_CONFIG_SHUFFLE_OFF:
+		p->want = "0";
+		break;
+	case PMEMRAM_CONFIG_SHUFFLE_NODES:
+		break; /* page_alloc.shuffle cannot say which nodes */
+	default:
+		/* A patched kernel turns shuffling on for a direct-mapped cache by itself; a stock one
+		 * needs the parameter for that. */
+		if (kernel->source == PMEMRAM_SHUFFLE_PARAMETER && p->direct_mapped_cache)
+			p->want = "1";
+		break;
+	}
+
+	if (p->want && boot->loader == PMEMRAM_BOOTLOADER_NONE) {
+		p->state = kernel_agrees(kernel, p->want) ? PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
+							  : PMEMRAM_SHUFFLE_POLICY_NO_LOADER;
+		snprintf(p->text, sizeof(p->text), "%s",
+			 p->state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT
 				 ? "in effect, but no boot configuration (GRUB or /etc/kernel/cmdline) keeps it"
 				 : "needs page_alloc.shuffle on the kernel command line, and no boot configuration "
 				   "(GRUB or /etc/kernel/cmdline) was found to put it in");
-	} else if (p.want ? !streq(p.next_boot, p.want) : ours_present) {
-		p.state = PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED;
-		if (p.want)
-			snprintf(p.text, sizeof(p.text),
+	} else if (p->want ? !streq(p->next_boot, p->want) : ours_present) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED;
+		if (p->want)
+			snprintf(p->text, sizeof(p->text),
 				 "not applied: the boot configuration does not say page_alloc.shuffle=%s "
 				 "(run pmemramctl shuffle apply)",
-				 p.want);
+				 p->want);
 		else
-			snprintf(p.text, sizeof(p.text),
+			snprintf(p->text, sizeof(p->text),
 				 "not applied: pmemram's page_alloc.shuffle is still in the boot configuration "
 				 "(run pmemramctl shuffle apply)");
-	} else if (!streq(p.running, p.next_boot)) {
-		p.state = PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT;
-		if (p.next_boot[0])
-			snprintf(p.text, sizeof(p.text), "takes effect at next boot (page_alloc.shuffle=%s)", p.next_boot);
+	} else if (policy == PMEMRAM_CONFIG_SHUFFLE_NODES) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_UNSUPPORTED;
+		snprintf(p->text, sizeof(p->text),
+			 "not possible: shuffle-nodes needs a kernel that switches shuffling per node "
+			 "(/sys/devices/system/node/nodeN/shuffle), this one has none; nothing is written");
+	} else if (!streq(p->running, p->next_boot)) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT;
+		if (p->next_boot[0])
+			snprintf(p->text, sizeof(p->text), "takes effect at next boot (page_alloc.shuffle=%s)",
+				 p->next_boot);
 		else
-			snprintf(p.text, sizeof(p.text), "takes effect at next boot (no page_alloc.shuffle)");
-	} else if (p.want && !kernel_agrees(kernel, p.want)) {
-		p.state = PMEMRAM_SHUFFLE_POLICY_IGNORED;
-		snprintf(p.text, sizeof(p.text), "page_alloc.shuffle=%s is in force but the kernel %s", p.want,
-			 kernel->source == PMEMRAM_SHUFFLE_UNAVAILABLE ? "cannot shuffle (no CONFIG_SHUFFLE_PAGE_ALLOCATOR)"
-								       : "does not follow it");
+			snprintf(p->text, sizeof(p->text), "takes effect at next boot (no page_alloc.shuffle)");
+	} else if (p->want && !kernel_agrees(kernel, p->want)) {
+		p->state = PMEMRAM_SHUFFLE_POLICY_IGNORED;
+		snprintf(p->text, sizeof(p->text), "page_alloc.shuffle=%s is in force but the kernel %s", p->want,
+			 kernel->source == PMEMRAM_SHUFFLE_UNAVAILABLE
+				 ? "cannot shuffle (no CONFIG_SHUFFLE_PAGE_ALLOCATOR)"
+				 : "does not follow it");
 	} else {
-		p.state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
-		if (p.want)
-			snprintf(p.text, sizeof(p.text), "in effect (page_alloc.shuffle=%s)", p.want);
-		else if (p.running[0])
-			snprintf(p.text, sizeof(p.text),
+		p->state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
+		if (p->want)
+			snprintf(p->text, sizeof(p->text), "in effect (page_alloc.shuffle=%s)", p->want);
+		else if (p->running[0])
+			snprintf(p->text, sizeof(p->text),
 				 "in effect: the kernel decides, but page_alloc.shuffle=%s on its command line "
 				 "(not pmemram's) overrides its own decision",
-				 p.running);
+				 p->running);
 		else
-			snprintf(p.text, sizeof(p.text), "in effect: %s",
-				 kernel->source == PMEMRAM_SHUFFLE_SYSFS	  ? "the kernel decides (HMAT autodetection)"
+			snprintf(p->text, sizeof(p->text), "in effect: %s",
+				 kernel->source == PMEMRAM_SHUFFLE_SYSFS ? "the kernel decides (HMAT autodetection)"
 				 : kernel->source == PMEMRAM_SHUFFLE_PARAMETER ? "no direct-mapped cache, nothing to do"
 									       : "the kernel cannot shuffle");
 	}
-
-	*ret = p;
 	return 0;
+}
+
+int pmemram_shuffle_policy_evaluate_config(const struct pmemram_config *c, const struct pmemram_shuffle *kernel,
+					   const struct pmemram_topology *topology, const char *cmdline,
+					   const struct pmemram_bootparam *boot, struct pmemram_shuffle_policy *ret)
+{
+	enum pmemram_config_shuffle policy;
+
+	if (!c)
+		return -EINVAL;
+	policy = pmemram_config_shuffle_policy(c);
+	return pmemram_shuffle_policy_evaluate(policy,
+					       policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &c->shuffle_nodes : NULL,
+					       kernel, topology, cmdline, boot, ret);
 }
 
 int pmemram_cmdline_read(struct pmemram_ctx *ctx, char **ret)
