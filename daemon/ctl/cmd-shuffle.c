@@ -71,14 +71,51 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 	return CTL_EXIT_OK;
 }
 
+/* "nodes (shuffle-nodes = 0,2)" for the nodes policy, else its name */
+const char *ctl_shuffle_policy_name(const struct pmemram_shuffle_policy *p, char *buf, size_t size)
+{
+	char list[64];
+
+	if (p->policy != PMEMRAM_CONFIG_SHUFFLE_NODES)
+		return pmemram_config_shuffle_to_string(p->policy);
+	if (pmemram_nodemask_format(&p->list, list, sizeof(list)) < 0)
+		snprintf(list, sizeof(list), "...");
+	snprintf(buf, size, "nodes (shuffle-nodes = %s)", list);
+	return buf;
+}
+
+/* One node on a kernel with the runtime switch: its state and what the policy needs of it. */
+const char *ctl_shuffle_node_text(const struct pmemram_shuffle_policy_node *n, char *buf, size_t size)
+{
+	const char *need;
+
+	switch (n->action) {
+	case PMEMRAM_SHUFFLE_NODE_ENABLE:
+		need = "to shuffle (pmemramctl shuffle apply)";
+		break;
+	case PMEMRAM_SHUFFLE_NODE_DISABLE:
+		need = "to stop shuffling (pmemramctl shuffle apply)";
+		break;
+	case PMEMRAM_SHUFFLE_NODE_FORCED_OFF:
+		need = "wanted, but forced off by page_alloc.shuffle=0 on the kernel command line";
+		break;
+	default:
+		need = n->has_memory ? "in effect" : "no memory yet";
+		break;
+	}
+	snprintf(buf, size, "%s (%s), %s", n->enabled ? "shuffled" : "not shuffled", n->reason, need);
+	return buf;
+}
+
 void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
 {
 	const struct pmemram_shuffle *k = &s->kernel;
+	char name[96], text[160];
 
 	switch (k->source) {
 	case PMEMRAM_SHUFFLE_SYSFS:
-		printf("Page shuffling: %s (reason %s, order %d)\n", k->enabled ? "enabled" : "disabled", k->reason,
-		       k->order);
+		printf("Page shuffling: %s (reason %s, order %d)%s\n", k->enabled ? "enabled" : "disabled", k->reason,
+		       k->order, k->per_node ? ", switched per node at runtime" : "");
 		break;
 	case PMEMRAM_SHUFFLE_PARAMETER:
 		printf("Page shuffling: page_alloc.shuffle=%s (stock kernel: effective state not reported)\n",
@@ -92,8 +129,11 @@ void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
 		printf("  policy: unknown (the command line or boot configuration could not be read, see above)\n");
 		return;
 	}
-	printf("  policy %s%s%s%s: %s\n", pmemram_config_shuffle_to_string(s->policy.policy),
+	printf("  policy %s%s%s%s: %s\n", ctl_shuffle_policy_name(&s->policy, name, sizeof(name)),
 	       policy_origin ? " (" : "", policy_origin ?: "", policy_origin ? ")" : "", s->policy.text);
+	for (size_t i = 0; i < s->policy.n_nodes; i++)
+		printf("  node%-3d %s\n", s->policy.nodes[i].node,
+		       ctl_shuffle_node_text(&s->policy.nodes[i], text, sizeof(text)));
 	printf("  command line: %s%s; ", s->policy.running[0] ? "page_alloc.shuffle=" : "no page_alloc.shuffle",
 	       s->policy.running);
 	if (s->boot.loader == PMEMRAM_BOOTLOADER_NONE)
@@ -101,6 +141,34 @@ void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
 	else
 		printf("next boot (%s, %s): %s%s\n", pmemram_bootloader_to_string(s->boot.loader), s->boot.path,
 		       s->policy.next_boot[0] ? "page_alloc.shuffle=" : "no page_alloc.shuffle", s->policy.next_boot);
+}
+
+/* Per node of a kernel with the runtime switch: the kernel's state, and the policy's when known. */
+static struct json_object *nodes_json(const struct ctl_shuffle *s)
+{
+	struct json_object *a = json_object_new_array();
+	bool ok = a != NULL;
+
+	for (size_t i = 0; ok && i < s->kernel.n_nodes; i++) {
+		const struct pmemram_shuffle_node *k = &s->kernel.nodes[i];
+		const struct pmemram_shuffle_policy_node *p =
+			s->policy_r >= 0 && i < s->policy.n_nodes ? &s->policy.nodes[i] : NULL;
+		struct json_object *o = json_object_new_object();
+
+		ok = json_append(a, o);
+		ok = ok && json_add(o, "node", json_object_new_int(k->node));
+		ok = ok && json_add(o, "enabled", json_object_new_boolean(k->enabled));
+		ok = ok && json_add(o, "reason", json_object_new_string(k->reason));
+		ok = ok && (p && p->has_memory ? json_add(o, "wanted", json_object_new_boolean(p->wanted))
+					       : json_add_null_value(o, "wanted"));
+		ok = ok &&
+		     json_add_string_or_null(o, "action", p ? pmemram_shuffle_node_action_to_string(p->action) : NULL);
+		ok = ok && (p ? json_add(o, "has_memory", json_object_new_boolean(p->has_memory))
+			      : json_add_null_value(o, "has_memory"));
+	}
+	if (!ok)
+		json_object_putp(&a);
+	return a;
 }
 
 struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *policy_origin)
@@ -118,6 +186,8 @@ struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *po
 		ok &= json_add(o, "reason", json_object_new_string(k->reason));
 	}
 	ok &= k->order >= 0 ? json_add(o, "order", json_object_new_int(k->order)) : json_add_null_value(o, "order");
+	ok &= json_add(o, "per_node", json_object_new_boolean(k->per_node));
+	ok &= json_add(o, "nodes", nodes_json(s));
 	if (s->policy_r < 0) {
 		/* Unknown: the reason went to stderr. */
 		ok &= json_add_null_value(o, "policy");
@@ -129,7 +199,16 @@ struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *po
 	}
 
 	ok &= json_add(p, "policy", json_object_new_string(pmemram_config_shuffle_to_string(s->policy.policy)));
+	if (s->policy.policy == PMEMRAM_CONFIG_SHUFFLE_NODES) {
+		char list[128];
+
+		ok &= pmemram_nodemask_format(&s->policy.list, list, sizeof(list)) >= 0 &&
+		      json_add(p, "shuffle_nodes", json_object_new_string(list));
+	} else
+		ok &= json_add_null_value(p, "shuffle_nodes");
 	ok &= json_add_string_or_null(p, "set_at", policy_origin);
+	ok &= json_add(p, "live", json_object_new_boolean(s->policy.live));
+	ok &= json_add(p, "remove_boot_parameter", json_object_new_boolean(s->policy.remove_ours));
 	ok &= json_add(p, "direct_mapped_cache", json_object_new_boolean(s->policy.direct_mapped_cache));
 	ok &= json_add_string_or_null(p, "wanted_parameter", s->policy.want);
 	ok &= json_add_string_or_null(p, "running_parameter", s->policy.running[0] ? s->policy.running : NULL);
@@ -176,36 +255,18 @@ static void shuffle_help(void)
 	       program_invocation_short_name, program_invocation_short_name, PMEMRAM_CONFIG_DIR_DEFAULT);
 }
 
-/* *ret_done: one line on what happened; *ret_changed: a file was written or removed (even when a
- * later step failed), so the state is worth reading again. */
-static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *out, const char **ret_done,
-		 bool *ret_changed)
+/* Write want ("1", "0", or NULL to remove pmemram's) into the boot configuration; as apply(). */
+static int write_boot(const char *want, struct json_object *out, const char **ret_done, bool *ret_changed)
 {
 	struct pmemram_bootparam_change change = {};
-	const char *want = s->policy.want;
 	int r;
-
-	*ret_done = "nothing to change";
-	*ret_changed = false;
-	if (s->policy.state == PMEMRAM_SHUFFLE_POLICY_NO_LOADER) {
-		fprintf(stderr, "%s shuffle apply: %s\n", program_invocation_short_name, s->policy.text);
-		*ret_done = "failed: no boot configuration to write";
-		return CTL_EXIT_FAILED;
-	}
-	if (s->policy.state != PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED)
-		return CTL_EXIT_OK;
-	if (dry_run) {
-		*ret_done = want ? "would write page_alloc.shuffle into the boot configuration"
-				 : "would remove pmemram's page_alloc.shuffle from the boot configuration";
-		return CTL_EXIT_OK;
-	}
 
 	r = pmemram_bootparam_write(ctl_boot_root(), boot_update_command(), want, &change);
 	json_add(out, "changed", json_object_new_boolean(change.changed));
 	json_add(out, "path", json_object_new_string(change.path));
 	json_add_string_or_null(out, "update_command", change.update_command[0] ? change.update_command : NULL);
 	json_add(out, "update_status", json_object_new_int(change.update_status));
-	*ret_changed = change.changed;
+	*ret_changed = *ret_changed || change.changed;
 	if (r < 0) {
 		if (r == -EPERM) {
 			fprintf(stderr,
@@ -232,6 +293,150 @@ static int apply(const struct ctl_shuffle *s, bool dry_run, struct json_object *
 		fprintf(stderr, "%s shuffle apply: %s ran (exit status %d)\n", program_invocation_short_name,
 			change.update_command, change.update_status);
 	return CTL_EXIT_OK;
+}
+
+/* A kernel with the runtime switch: write nodeN/shuffle/enabled of each node that differs, and
+ * remove pmemram's page_alloc.shuffle from the boot configuration; each node in out's "nodes". */
+static int apply_live(struct pmemram_ctx *ctx, const struct ctl_shuffle *s, bool dry_run, struct json_object *out,
+		      const char **ret_done, bool *ret_changed)
+{
+	static char done[256];
+	struct json_object *nodes = json_object_new_array();
+	unsigned n_written = 0, n_failed = 0, n_forced = 0, n_would = 0;
+	int ret = CTL_EXIT_OK, r;
+
+	json_add(out, "nodes", json_object_get(nodes));
+	for (size_t i = 0; i < s->policy.n_nodes; i++) {
+		const struct pmemram_shuffle_policy_node *n = &s->policy.nodes[i];
+		bool enable = n->action != PMEMRAM_SHUFFLE_NODE_DISABLE; /* forced-off: wanted on */
+		struct json_object *o;
+		const char *result;
+
+		if (n->action == PMEMRAM_SHUFFLE_NODE_KEEP)
+			continue;
+		if (n->action == PMEMRAM_SHUFFLE_NODE_FORCED_OFF) {
+			result = "forced-off";
+			n_forced++;
+			fprintf(stderr,
+				"%s shuffle apply: node %d: forced off by page_alloc.shuffle=0 on the kernel command "
+				"line, not switched\n",
+				program_invocation_short_name, n->node);
+		} else if (dry_run) {
+			result = "would-write";
+			n_would++;
+		} else {
+			r = pmemram_shuffle_node_write(ctx, n->node, enable);
+			if (r >= 0) {
+				result = "written";
+				n_written++;
+				*ret_changed = true;
+			} else if (r == -EPERM) {
+				result = "forced-off";
+				n_forced++;
+				fprintf(stderr,
+					"%s shuffle apply: node %d: writing %d refused: forced off by "
+					"page_alloc.shuffle=0 on the kernel command line\n",
+					program_invocation_short_name, n->node, enable);
+			} else {
+				const char *path = pmemram_ctx_get_error_path(ctx);
+
+				result = "failed";
+				n_failed++;
+				fprintf(stderr, "%s shuffle apply: node %d: cannot write %s: %s\n",
+					program_invocation_short_name, n->node,
+					path ? path : "its nodeN/shuffle/enabled", strerror(-r));
+			}
+		}
+		o = json_object_new_object();
+		json_add(o, "node", json_object_new_int(n->node));
+		json_add(o, "write", json_object_new_string(enable ? "1" : "0"));
+		json_add(o, "result", json_object_new_string(result));
+		json_append(nodes, o);
+	}
+	json_object_put(nodes);
+	json_add(out, "changed", json_object_new_boolean(*ret_changed));
+
+	snprintf(done, sizeof(done), "%s", "nothing to change");
+	if (n_would > 0)
+		snprintf(done, sizeof(done), "would switch %u nodes at runtime", n_would);
+	else if (n_written > 0)
+		snprintf(done, sizeof(done), "switched %u nodes at runtime", n_written);
+	if (n_forced + n_failed > 0) {
+		size_t len = n_would + n_written > 0 ? strlen(done) : 0;
+
+		snprintf(done + len, sizeof(done) - len, "%sfailed: %u nodes forced off, %u could not be written",
+			 len > 0 ? "; " : "", n_forced, n_failed);
+		ret = CTL_EXIT_FAILED;
+	}
+	*ret_done = done;
+	if (!s->policy.remove_ours)
+		return ret;
+	if (dry_run) {
+		size_t len = strlen(done);
+
+		snprintf(done + len, sizeof(done) - len,
+			 "; would remove pmemram's page_alloc.shuffle from the boot configuration");
+		return ret;
+	}
+	r = write_boot(NULL, out, ret_done, ret_changed);
+	if (r != CTL_EXIT_OK)
+		return r;
+	if (n_written + n_forced + n_failed > 0) {
+		size_t len = strlen(done);
+
+		snprintf(done + len, sizeof(done) - len, "; %s", *ret_done);
+		*ret_done = done;
+	}
+	return ret;
+}
+
+/* *ret_done: one line on what happened; *ret_changed: a file was written or removed (even when a
+ * later step failed), so the state is worth reading again. */
+static int apply(struct pmemram_ctx *ctx, const struct ctl_shuffle *s, bool dry_run, struct json_object *out,
+		 const char **ret_done, bool *ret_changed)
+{
+	const char *want = s->policy.want;
+
+	*ret_done = "nothing to change";
+	*ret_changed = false;
+	if (s->policy.live)
+		return apply_live(ctx, s, dry_run, out, ret_done, ret_changed);
+	if (s->policy.state == PMEMRAM_SHUFFLE_POLICY_NO_LOADER) {
+		fprintf(stderr, "%s shuffle apply: %s\n", program_invocation_short_name, s->policy.text);
+		*ret_done = "failed: no boot configuration to write";
+		return CTL_EXIT_FAILED;
+	}
+	if (s->policy.state != PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED)
+		return CTL_EXIT_OK;
+	if (dry_run) {
+		*ret_done = want ? "would write page_alloc.shuffle into the boot configuration"
+				 : "would remove pmemram's page_alloc.shuffle from the boot configuration";
+		return CTL_EXIT_OK;
+	}
+	return write_boot(want, out, ret_done, ret_changed);
+}
+
+/* What apply_live() wrote (or would write), one line a node. */
+static void print_applied_nodes(struct json_object *applied, bool dry_run)
+{
+	struct json_object *nodes, *o, *v;
+
+	if (!applied || !json_object_object_get_ex(applied, "nodes", &nodes))
+		return;
+	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+		const char *write, *result;
+		int node;
+
+		o = json_object_array_get_idx(nodes, i);
+		node = json_object_object_get_ex(o, "node", &v) ? json_object_get_int(v) : -1;
+		write = json_object_object_get_ex(o, "write", &v) ? json_object_get_string(v) : "?";
+		result = json_object_object_get_ex(o, "result", &v) ? json_object_get_string(v) : "?";
+		if (streq(result, "written") || streq(result, "would-write"))
+			printf("node %d: %s %s to node%d/shuffle/enabled\n", node, dry_run ? "would write" : "wrote",
+			       write, node);
+		else
+			printf("node %d: did not write %s to node%d/shuffle/enabled: %s\n", node, write, node, result);
+	}
 }
 
 int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
@@ -302,7 +507,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		int r2;
 
 		applied = json_object_new_object();
-		ret = apply(&s, dry_run, applied, &done, &changed);
+		ret = apply(ctx, &s, dry_run, applied, &done, &changed);
 		if (changed) {
 			/* Show the state as it is now, also after a failed update tool. */
 			ctl_shuffle_done(&s);
@@ -324,6 +529,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		if (ctl_print_json(root, root != NULL) < 0)
 			return CTL_EXIT_SYSTEM;
 	} else {
+		print_applied_nodes(applied, dry_run);
 		json_object_put(applied);
 		if (do_apply)
 			printf("%s\n", done);

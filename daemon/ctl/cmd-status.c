@@ -308,6 +308,17 @@ static void print_blocks(const struct status *s)
 	}
 }
 
+/* The node's state and needs on a kernel that switches nodes at runtime; NULL on others. */
+static const struct pmemram_shuffle_policy_node *policy_node(const struct status *s, int node)
+{
+	if (s->shuffle.policy_r < 0 || !s->shuffle.policy.live)
+		return NULL;
+	for (size_t i = 0; i < s->shuffle.policy.n_nodes; i++)
+		if (s->shuffle.policy.nodes[i].node == node)
+			return &s->shuffle.policy.nodes[i];
+	return NULL;
+}
+
 /* Per node: the cache that matters for placement and whether its free lists are shuffled. */
 static void print_shuffle(const struct status *s)
 {
@@ -316,6 +327,7 @@ static void print_shuffle(const struct status *s)
 
 	ctl_shuffle_print(&s->shuffle, s->policy_origin);
 	for (size_t i = 0; i < s->topology->n_nodes; i++) {
+		const struct pmemram_shuffle_policy_node *pn = policy_node(s, s->topology->nodes[i].id);
 		const struct pmemram_node *n = &s->topology->nodes[i];
 		const struct pmemram_cache *c = node_cache(n);
 
@@ -330,6 +342,12 @@ static void print_shuffle(const struct status *s)
 			snprintf(text, sizeof(text), "%s %s cache", pmemram_format_size(c->size, size, sizeof(size)),
 				 pmemram_cache_indexing_to_string(c->indexing));
 			printf("%-34s", text);
+		}
+		if (pn) { /* switched at runtime: this node's own state */
+			char text[160];
+
+			printf(" free lists %s, order %d\n", ctl_shuffle_node_text(pn, text, sizeof(text)), k->order);
+			continue;
 		}
 		if (k->source == PMEMRAM_SHUFFLE_SYSFS)
 			printf(" free lists %s (%s, order %d)", k->enabled ? "shuffled" : "not shuffled", k->reason, k->order);
@@ -486,6 +504,8 @@ static struct json_object *json_cache(int *err, const struct pmemram_cache *c)
 static struct json_object *json_node_shuffle(int *err, const struct status *s, const struct pmemram_node *n)
 {
 	const struct pmemram_shuffle *k = &s->shuffle.kernel;
+	const struct pmemram_shuffle_node *kn = pmemram_shuffle_find_node(k, n->id);
+	const struct pmemram_shuffle_policy_node *pn = policy_node(s, n->id);
 	const struct pmemram_cache *c = node_cache(n);
 	struct json_object *o = json_object_new_object();
 
@@ -499,11 +519,26 @@ static struct json_object *json_node_shuffle(int *err, const struct status *s, c
 		json_add_null(err, o, "shuffled");
 		json_add_null(err, o, "reason");
 	} else {
-		json_add(err, o, "shuffled", json_object_new_boolean(k->enabled));
-		json_add(err, o, "reason", json_object_new_string(k->reason));
+		/* a kernel that switches nodes at runtime says it per node */
+		json_add(err, o, "shuffled", json_object_new_boolean(kn ? kn->enabled : k->enabled));
+		json_add(err, o, "reason", json_object_new_string(kn ? kn->reason : k->reason));
 	}
 	json_add_optional_int(err, o, "order", k->order);
-	if (s->shuffle.policy.state != PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
+	if (pn && pn->has_memory)
+		json_add(err, o, "wanted", json_object_new_boolean(pn->wanted));
+	else
+		json_add_null(err, o, "wanted");
+	if (pn)
+		json_add(err, o, "action", json_object_new_string(pmemram_shuffle_node_action_to_string(pn->action)));
+	else
+		json_add_null(err, o, "action");
+	if (pn && pn->action == PMEMRAM_SHUFFLE_NODE_KEEP)
+		json_add_null(err, o, "pending"); /* in effect */
+	else if (pn)
+		json_add(err, o, "pending",
+			 json_object_new_string(pn->action == PMEMRAM_SHUFFLE_NODE_FORCED_OFF ? "forced-off"
+											      : "not-applied"));
+	else if (s->shuffle.policy.state != PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
 		json_add(err, o, "pending",
 			 json_object_new_string(pmemram_shuffle_policy_state_to_string(s->shuffle.policy.state)));
 	else

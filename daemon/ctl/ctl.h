@@ -146,4 +146,8 @@ void ctl_shuffle_done(struct ctl_shuffle *s);
 const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size);
 /* Human lines (state, policy with origin "FILE:LINE" or NULL, command lines), and the JSON object. */
 void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin);
+/* The policy's name for people ("nodes (shuffle-nodes = 0,2)" for shuffle-nodes), in buf or static. */
+const char *ctl_shuffle_policy_name(const struct pmemram_shuffle_policy *p, char *buf, size_t size);
+/* A node on a kernel with the runtime switch: "shuffled (hmat), in effect", into buf. */
+const char *ctl_shuffle_node_text(const struct pmemram_shuffle_policy_node *n, char *buf, size_t size);
 struct json_object *ctl_shuffle_json(const struct ctl_shuffle *s, const char *policy_origin);

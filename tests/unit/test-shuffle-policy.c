@@ -505,6 +505,151 @@ static void test_cli_errors(void **state)
 	cli_done(&c);
 }
 
+/* A kernel that switches nodes at runtime (node 1 shuffled by HMAT): apply writes the nodes. */
+static void test_cli_live(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	struct cli c;
+	struct json_object *j;
+
+	cli_setup(&c, state, "auto");
+	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle-nodes = 0\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "root=/dev/vda quiet\n"), 0);
+
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "per_node"));
+	assert_string_equal(json_string_at(j, "policy.policy"), "nodes");
+	assert_string_equal(json_string_at(j, "policy.shuffle_nodes"), "0");
+	assert_true(json_bool_at(j, "policy.live"));
+	assert_null(json_at(j, "policy.wanted_parameter"));
+	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
+	assert_int_equal(json_int_at(j, "nodes.0.node"), 0);
+	assert_false(json_bool_at(j, "nodes.0.enabled"));
+	assert_true(json_bool_at(j, "nodes.0.wanted"));
+	assert_string_equal(json_string_at(j, "nodes.0.action"), "enable");
+	assert_true(json_bool_at(j, "nodes.1.enabled"));
+	assert_string_equal(json_string_at(j, "nodes.1.reason"), "hmat");
+	assert_false(json_bool_at(j, "nodes.1.wanted"));
+	assert_string_equal(json_string_at(j, "nodes.1.action"), "disable");
+	json_object_put(j);
+
+	/* A dry run says what it would write and writes nothing. */
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "node 0: would write 1 to node0/shuffle/enabled"));
+	assert_non_null(strstr(run->out, "node 1: would write 0 to node1/shuffle/enabled"));
+	assert_non_null(strstr(run->out, "would switch 2 nodes at runtime"));
+	free(TAKE_PTR(run));
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "0");
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node1/shuffle/enabled"), "1");
+
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "apply.changed"));
+	assert_int_equal(json_int_at(j, "apply.nodes.0.node"), 0);
+	assert_string_equal(json_string_at(j, "apply.nodes.0.write"), "1");
+	assert_string_equal(json_string_at(j, "apply.nodes.0.result"), "written");
+	assert_string_equal(json_string_at(j, "apply.nodes.1.write"), "0");
+	assert_null(json_at(j, "apply.nodes.2"));
+	assert_string_equal(json_string_at(j, "policy.state"), "in-effect");
+	assert_string_equal(json_string_at(j, "nodes.0.action"), "keep");
+	json_object_put(j);
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "1");
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node1/shuffle/enabled"), "0");
+	/* nothing for the next boot on such a kernel */
+	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet");
+
+	/* Per node "in effect", in status too. */
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "policy nodes (shuffle-nodes = 0) (pmemram.conf:2): in effect"));
+	assert_non_null(strstr(run->out, "node0   shuffled (default-off), in effect"));
+	assert_non_null(strstr(run->out, "node2   not shuffled (default-off), in effect"));
+	assert_null(strstr(run->out, "takes effect at next boot"));
+	free(TAKE_PTR(run));
+	j = ctl_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "nodes.0.shuffle.shuffled"));
+	assert_false(json_bool_at(j, "nodes.1.shuffle.shuffled"));
+	assert_false(json_bool_at(j, "nodes.1.shuffle.wanted"));
+	assert_string_equal(json_string_at(j, "nodes.1.shuffle.action"), "keep");
+	assert_null(json_at(j, "nodes.1.shuffle.pending"));
+	assert_string_equal(json_string_at(j, "shuffle.policy.state"), "in-effect");
+	json_object_put(j);
+
+	/* Back to auto, the kernel having said "sysfs" for both: each goes back. */
+	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/reason", "sysfs\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node1/shuffle/reason", "sysfs\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle = auto\n"), 0);
+	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_string_equal(json_string_at(j, "apply.nodes.0.write"), "0");
+	assert_string_equal(json_string_at(j, "apply.nodes.1.write"), "1");
+	json_object_put(j);
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "0");
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node1/shuffle/enabled"), "1");
+
+	/* Forced off by the command line: reported per node, nothing written, apply fails. */
+	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle = on\n"), 0);
+	for (int n = 0; n <= 2; n++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "devices/system/node/node%d/shuffle/enabled", n);
+		assert_int_equal(fake_sysfs_write(c.env->root, path, "0\n"), 0);
+		snprintf(path, sizeof(path), "devices/system/node/node%d/shuffle/reason", n);
+		assert_int_equal(fake_sysfs_write(c.env->root, path, "forced-off\n"), 0);
+	}
+	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->err, "node 0: forced off by page_alloc.shuffle=0 on the kernel command line"));
+	assert_non_null(strstr(run->err, "node 1: forced off by page_alloc.shuffle=0 on the kernel command line"));
+	assert_non_null(strstr(run->err, "node 2: forced off"));
+	assert_non_null(strstr(run->out, "node 1: did not write 1 to node1/shuffle/enabled: forced-off"));
+	assert_non_null(strstr(run->out, "\nfailed: 3 nodes forced off, 0 could not be written\n"));
+	assert_non_null(strstr(run->out, "policy on (pmemram.conf:2): nodes 0-2: forced off by page_alloc.shuffle=0"));
+	free(TAKE_PTR(run));
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "0");
+	cli_done(&c);
+}
+
+/* pmemram's GRUB drop-in from a kernel without the switch goes when the kernel has it. */
+static void test_cli_live_removes_dropin(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char update[600], script[512];
+	struct cli c;
+	struct json_object *j;
+
+	cli_setup(&c, state, "on");
+	assert_int_equal(fake_sysfs_write(c.boot, "etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"), 0);
+	snprintf(script, sizeof(script), "%s/update-grub", c.boot);
+	assert_int_equal(fake_sysfs_write(c.boot, "update-grub", "#!/bin/sh\nexit 0\n"), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	snprintf(update, sizeof(update), "PMEMRAM_BOOT_UPDATE_COMMAND=%s", script);
+
+	/* Without nodeN/shuffle the parameter is the only way: the drop-in is written. */
+	assert_int_equal(fake_sysfs_remove(c.env->root, "devices/system/node/node0/shuffle"), 0);
+	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	assert_false(json_bool_at(j, "per_node"));
+	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "1");
+	json_object_put(j);
+	assert_string_not_equal(fake_sysfs_read(c.boot, "etc/default/grub.d/60-pmemram.cfg"), "<absent>");
+
+	/* The kernel with the switch: the nodes are written and the drop-in removed. */
+	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/enabled", "0\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/reason", "default-off\n"), 0);
+	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	assert_true(json_bool_at(j, "policy.remove_boot_parameter"));
+	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
+	json_object_put(j);
+	run = ctl(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "node 0: wrote 1 to node0/shuffle/enabled"));
+	assert_non_null(strstr(run->out, "switched 2 nodes at runtime; removed pmemram's page_alloc.shuffle"));
+	assert_non_null(strstr(run->out, "in effect, switched at runtime: shuffled nodes 0-2"));
+	free(TAKE_PTR(run));
+	assert_string_equal(fake_sysfs_read(c.boot, "etc/default/grub.d/60-pmemram.cfg"), "<absent>");
+	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "1");
+	cli_done(&c);
+}
+
 #define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)
 
 int main(void)
@@ -518,6 +663,8 @@ int main(void)
 		FAKE_TEST(test_cli_kernel_cmdline),
 		FAKE_TEST(test_cli_grub),
 		FAKE_TEST(test_cli_errors),
+		cmocka_unit_test_setup_teardown(test_cli_live, fake_env_setup_live, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_cli_live_removes_dropin, fake_env_setup_live, fake_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

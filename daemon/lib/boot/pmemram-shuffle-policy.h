@@ -44,6 +44,7 @@ struct pmemram_shuffle_policy_node {
 
 struct pmemram_shuffle_policy {
 	enum pmemram_config_shuffle policy;
+	struct pmemram_nodemask list; /* shuffle-nodes, for PMEMRAM_CONFIG_SHUFFLE_NODES */
 	/* What pmemram wants in the boot configuration: "1", "0", or NULL for nothing of its own (auto on a
 	 * kernel that decides by itself, or on a stock kernel without a direct-mapped cache). */
 	const char *want;

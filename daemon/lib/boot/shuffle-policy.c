@@ -203,6 +203,8 @@ int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const st
 	/* Large (a slot per possible node): filled in place, untouched on the failures above. */
 	memset(p, 0, sizeof(*p));
 	p->policy = policy;
+	if (nodes)
+		p->list = *nodes;
 	p->direct_mapped_cache = any_direct_mapped(topology);
 	set_param(p->running, sizeof(p->running), running_present, running);
 	set_param(p->next_boot, sizeof(p->next_boot), boot->present, boot->value);
