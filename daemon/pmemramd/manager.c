@@ -34,43 +34,129 @@ static void config_errors_join(const struct manager *m, const struct pmemram_con
 		(void)snprintf(buf + len, size - len, "%s: %s", m->config_dir, strerror(-r));
 }
 
-/* Evaluate and log the shuffle policy of the configuration in force; failures only say so. */
-static void check_shuffle(struct manager *m)
+/* Read what the shuffle policy needs and evaluate it into m->shuffle; topology NULL: read it. */
+static int evaluate_shuffle(struct manager *m, const struct pmemram_topology *topology)
 {
+	_cleanup_(freep) struct pmemram_shuffle *k = NULL;
 	_cleanup_(freep) char *cmdline = NULL;
 	struct pmemram_topology *t = NULL;
 	struct pmemram_bootparam boot = {};
-	struct pmemram_shuffle k;
-	char field[64];
-	const char *fields[] = { field, NULL }, *policy;
 	int r;
 
 	m->shuffle_known = false;
-	r = pmemram_shuffle_read(m->ctx, &k);
-	if (r >= 0)
+	k = malloc(sizeof(*k)); /* a slot per possible node: not on the stack */
+	if (!k)
+		return -ENOMEM;
+	r = pmemram_shuffle_read(m->ctx, k);
+	if (r >= 0 && !topology) {
 		r = pmemram_topology_read(m->ctx, &t);
+		topology = t;
+	}
 	if (r >= 0)
 		r = pmemram_cmdline_read(m->ctx, &cmdline);
 	if (r >= 0)
 		r = pmemram_bootparam_read("/", &boot);
 	if (r >= 0)
-		r = pmemram_shuffle_policy_evaluate_config(m->config, &k, t, cmdline, &boot, &m->shuffle);
+		r = pmemram_shuffle_policy_evaluate_config(m->config, k, topology, cmdline, &boot, &m->shuffle);
 	pmemram_topology_free(t);
+	if (r >= 0)
+		m->shuffle_known = true;
+	return r;
+}
+
+/* Evaluate and log the shuffle policy of the configuration in force; failures only say so.  On a
+ * kernel that switches nodes at runtime the reconcile that follows puts the nodes right. */
+static void check_shuffle(struct manager *m)
+{
+	char field[64];
+	const char *fields[] = { field, NULL }, *policy;
+	int r;
+
+	m->shuffle_refused = (struct pmemram_nodemask){};
+	r = evaluate_shuffle(m, NULL);
 	if (r < 0) {
 		mevent(m, MANAGER_EVENT_SHUFFLE_UNKNOWN, "cannot evaluate the shuffle policy: %s", strerror(-r));
 		return;
 	}
-	m->shuffle_known = true;
 	snprintf(field, sizeof(field), "PMEMRAM_SHUFFLE_POLICY=%s",
 		 pmemram_shuffle_policy_state_to_string(m->shuffle.state));
 	policy = pmemram_config_shuffle_to_string(m->shuffle.policy);
-	if (m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT)
+	if (m->shuffle.live && m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED && !m->shuffle.remove_ours)
+		/* the reconcile that follows writes the nodes and logs each */
+		manager_log(m, LOG_DEBUG, fields, "shuffle policy %s: %s", policy, m->shuffle.text);
+	else if (m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_IN_EFFECT || (m->shuffle.live && !m->shuffle.remove_ours))
 		manager_log(m, LOG_INFO, fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 	else
 		manager_event(m,
 			      m->shuffle.state == PMEMRAM_SHUFFLE_POLICY_NEXT_BOOT ? MANAGER_EVENT_SHUFFLE_NEXT_BOOT
 										   : MANAGER_EVENT_SHUFFLE_DRIFT,
 			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
+}
+
+/* A node refused or failed: reported once, then left alone (m->shuffle_refused). */
+static void shuffle_refused(struct manager *m, int node, enum manager_event e, const char *format, ...) _printf_(4, 5);
+static void shuffle_refused(struct manager *m, int node, enum manager_event e, const char *format, ...)
+{
+	char field[32], text[256];
+	const char *fields[] = { field, NULL };
+	va_list args;
+
+	pmemram_nodemask_set(&m->shuffle_refused, (unsigned)node);
+	snprintf(field, sizeof(field), "PMEMRAM_NODE=%d", node);
+	va_start(args, format);
+	(void)vsnprintf(text, sizeof(text), format, args);
+	va_end(args);
+	manager_event(m, e, fields, "%s", text);
+}
+
+void manager_apply_shuffle(struct manager *m, const struct pmemram_topology *topology)
+{
+	const char *policy;
+	unsigned n_written = 0;
+	int r;
+
+	/* Cheap when nothing differs: the nodes' two small files, /proc/cmdline, the boot file. */
+	r = evaluate_shuffle(m, topology);
+	if (r < 0) {
+		mlog(m, LOG_DEBUG, "shuffle: cannot evaluate the policy: %s", strerror(-r));
+		return;
+	}
+	if (!m->shuffle.live)
+		return; /* the boot parameter: pmemramctl shuffle apply writes it */
+	policy = pmemram_config_shuffle_to_string(m->shuffle.policy);
+	for (size_t i = 0; i < m->shuffle.n_nodes; i++) {
+		const struct pmemram_shuffle_policy_node *n = &m->shuffle.nodes[i];
+		bool enable = n->action == PMEMRAM_SHUFFLE_NODE_ENABLE;
+
+		if (n->action == PMEMRAM_SHUFFLE_NODE_KEEP ||
+		    pmemram_nodemask_test(&m->shuffle_refused, (unsigned)n->node))
+			continue;
+		if (n->action == PMEMRAM_SHUFFLE_NODE_FORCED_OFF) {
+			shuffle_refused(m, n->node, MANAGER_EVENT_SHUFFLE_FORCED_OFF,
+					"shuffle policy %s: node %d not shuffled: forced off by page_alloc.shuffle=0 "
+					"on the kernel command line",
+					policy, n->node);
+			continue;
+		}
+		r = pmemram_shuffle_node_write(m->ctx, n->node, enable);
+		if (r == -EPERM)
+			shuffle_refused(m, n->node, MANAGER_EVENT_SHUFFLE_FORCED_OFF,
+					"shuffle policy %s: node %d not shuffled: forced off by page_alloc.shuffle=0 "
+					"on the kernel command line (the kernel refused the write)",
+					policy, n->node);
+		else if (r < 0)
+			shuffle_refused(m, n->node, MANAGER_EVENT_SHUFFLE_SWITCH_FAILED,
+					"shuffle policy %s: cannot %s node %d's shuffling: %s", policy,
+					enable ? "switch on" : "switch off", n->node, strerror(-r));
+		else {
+			n_written++;
+			mlog(m, LOG_INFO, "shuffle policy %s: node %d %s (its reason was %s)", policy, n->node,
+			     enable ? "shuffled" : "no longer shuffled", n->reason);
+		}
+	}
+	/* Status shows the nodes as they are now. */
+	if (n_written > 0 && evaluate_shuffle(m, topology) < 0)
+		mlog(m, LOG_DEBUG, "shuffle: cannot read the nodes back");
 }
 
 /* Journal what became of daxctl.conf.d: its warnings, claims and conflicts (redundant, merged and
@@ -626,6 +712,10 @@ int manager_reconcile(struct manager *m, const char *why)
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);
+	/* The export reads the nodes unless given them: read here, they serve the shuffle policy too. */
+	if (!topology && pmemram_topology_read(m->ctx, &topology) < 0)
+		topology = NULL;
+	manager_apply_shuffle(m, topology);
 	manager_export_note_reconcile(m, r, m->last_duration_usec);
 	manager_export_write(m, TAKE_PTR(topology));
 	/* Status serves where each device comes from and who onlined it as this observation shows it:

@@ -86,6 +86,10 @@ struct manager {
 	 * (re)load of the configuration; pmemramd reports it, pmemramctl shuffle apply writes it. */
 	bool shuffle_known;
 	struct pmemram_shuffle_policy shuffle;
+	/* On a kernel that switches nodes at runtime, each reconcile writes the nodes that differ
+	 * (manager_apply_shuffle()); a node refused or failed once is reported once and left alone
+	 * until the configuration is loaded again. */
+	struct pmemram_nodemask shuffle_refused;
 	/* tiering classes, applied after each reconcile (classes.c) */
 	size_t n_classes;
 	struct manager_class *classes;
@@ -204,6 +208,9 @@ void manager_release_wait(struct manager *m);
  * classes gone, and set the demotion switch; problems are logged and kept per class.  The NUMA
  * nodes it read go to *topology (NULL when it read none) for the caller to pass on or free. */
 int manager_apply_classes(struct manager *m, struct pmemram_topology **topology);
+/* After each reconcile, on a kernel that switches shuffling per node: write each node's
+ * nodeN/shuffle/enabled the policy wants otherwise.  topology: the nodes as just read (NULL: read). */
+void manager_apply_shuffle(struct manager *m, const struct pmemram_topology *topology);
 const struct manager_class *manager_find_class(const struct manager *m, const char *name);
 /* [{"class", "slice", "nodes", "error", ..., "memory_per_node", "outside_nodes", ...}], the
  * memory read from the slices' cgroups now; NULL on allocation failure. */

@@ -28,6 +28,7 @@
 #include "macro.h"
 #include "messages.h"
 #include "pmemram-nfd.h"
+#include "fake-sysfs.h"
 #include "run-ctl.h"
 
 struct dirs {
@@ -36,6 +37,7 @@ struct dirs {
 	char socket[96];
 	char config_env[128];
 	char daxctl_env[128]; /* PMEMRAM_DAXCTL_CONFIG_DIR=ROOT/daxctl.conf.d: none unless a test makes it */
+	const char *log;      /* the daemon's stdout and stderr; NULL: /dev/null */
 };
 
 static void make_dirs(struct dirs *d)
@@ -47,6 +49,7 @@ static void make_dirs(struct dirs *d)
 	snprintf(d->socket, sizeof(d->socket), "%s/file", d->root);
 	snprintf(d->config_env, sizeof(d->config_env), "PMEMRAM_CONFIG_DIR=%s", d->config);
 	snprintf(d->daxctl_env, sizeof(d->daxctl_env), "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", d->root);
+	d->log = NULL;
 }
 
 static void remove_dirs(struct dirs *d)
@@ -110,7 +113,8 @@ static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_ta
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct rlimit rl = { nofile, nofile };
-		int null = open("/dev/null", O_RDWR);
+		int null = d->log ? open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+				  : open("/dev/null", O_RDWR);
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
 		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 || putenv(d->daxctl_env) < 0 ||
@@ -690,6 +694,83 @@ static void test_daxctl_unmatched_ready(void **state)
  * daxctl.conf.d carry their MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
  * socket of the test's own at /run/systemd/journal/socket, in a mount namespace of this process
  * (which is why this test runs last). */
+static unsigned count_of(const char *text, const char *s)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(text, s); p; p = strstr(p + 1, s))
+		n++;
+	return n;
+}
+
+/* On a kernel that switches shuffling per node (a fake sysfs), pmemramd writes the nodes the policy
+ * wants at start and again at each reconcile; a node forced off is reported once, not retried. */
+static void test_shuffle_live(void **state)
+{
+	static const char reconcile[] = "{\"command\":\"reconcile\"}\n";
+	char *sysfs = NULL, *proc = NULL, log[128], path[512], buf[65536], reply[8192];
+	FILE *f;
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	make_dirs(&d);
+	assert_int_equal(fake_sysfs_new(&sysfs), 0);
+	assert_int_equal(fake_sysfs_populate(sysfs, FAKE_KERNEL_LIVE), 0);
+	assert_int_equal(fake_sysfs_new(&proc), 0);
+	assert_int_equal(fake_procfs_populate(proc), 0);
+	snprintf(path, sizeof(path), "%s/pmemram.conf", d.config);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fprintf(f, "[global]\nshuffle-nodes = 0\n");
+	assert_int_equal(fclose(f), 0);
+	snprintf(log, sizeof(log), "%s/log", d.root);
+	d.log = log;
+
+	/* the child inherits these */
+	assert_int_equal(setenv("PMEMRAM_SYSFS_ROOT", sysfs, 1), 0);
+	assert_int_equal(setenv("PMEMRAM_PROCFS_ROOT", proc, 1), 0);
+	daemon = start_daemon(&d, 1024, "stderr");
+	assert_int_equal(unsetenv("PMEMRAM_SYSFS_ROOT"), 0);
+	assert_int_equal(unsetenv("PMEMRAM_PROCFS_ROOT"), 0);
+
+	/* at start */
+	snprintf(path, sizeof(path), "%s/devices/system/node/node0/shuffle/enabled", sysfs);
+	assert_true(file_has(path, "1", buf, sizeof(buf)));
+	snprintf(path, sizeof(path), "%s/devices/system/node/node1/shuffle/enabled", sysfs);
+	assert_true(file_has(path, "0", buf, sizeof(buf)));
+
+	/* switched back by someone else: the next reconcile puts it right again */
+	assert_int_equal(fake_sysfs_write(sysfs, "devices/system/node/node1/shuffle/enabled", "1\n"), 0);
+	assert_int_equal(fake_sysfs_write(sysfs, "devices/system/node/node1/shuffle/reason", "sysfs\n"), 0);
+	request_as(d.socket, -1, reconcile, reply, sizeof(reply));
+	assert_non_null(strstr(reply, "\"ok\":true"));
+	assert_true(file_has(path, "0", buf, sizeof(buf)));
+
+	/* node 0 forced off by the command line: reported once over two reconciles, never written */
+	assert_int_equal(fake_sysfs_write(sysfs, "devices/system/node/node0/shuffle/enabled", "0\n"), 0);
+	assert_int_equal(fake_sysfs_write(sysfs, "devices/system/node/node0/shuffle/reason", "forced-off\n"), 0);
+	request_as(d.socket, -1, reconcile, reply, sizeof(reply));
+	assert_non_null(strstr(reply, "\"ok\":true"));
+	request_as(d.socket, -1, reconcile, reply, sizeof(reply));
+	assert_non_null(strstr(reply, "\"ok\":true"));
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+
+	assert_string_equal(fake_sysfs_read(sysfs, "devices/system/node/node0/shuffle/enabled"), "0");
+	read_file(log, buf, sizeof(buf));
+	if (count_of(buf, "node 0 shuffled (its reason was default-off)") != 1 ||
+	    count_of(buf, "node 1 no longer shuffled") != 2 ||
+	    count_of(buf, "node 0 not shuffled: forced off by page_alloc.shuffle=0 on the kernel command line") != 1)
+		fail_msg("pmemramd's log:\n%s", buf);
+
+	(void)unlink(log);
+	(void)unlink(d.socket);
+	sysfs = fake_sysfs_free(sysfs);
+	proc = fake_sysfs_free(proc);
+	remove_dirs(&d);
+}
+
 static void test_journal_message_ids(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -766,13 +847,10 @@ static void test_journal_message_ids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_socket_not_replaced),
-		cmocka_unit_test(test_second_daemon_refused),
-		cmocka_unit_test(test_connection_limits),
-		cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_export_files),
-		cmocka_unit_test(test_daxctl_status),
-		cmocka_unit_test(test_daxctl_unmatched_ready),
+		cmocka_unit_test(test_socket_not_replaced),    cmocka_unit_test(test_second_daemon_refused),
+		cmocka_unit_test(test_connection_limits),      cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_export_files),	       cmocka_unit_test(test_daxctl_status),
+		cmocka_unit_test(test_daxctl_unmatched_ready), cmocka_unit_test(test_shuffle_live),
 		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
