@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# pmemram following a kernel that switches shuffling per node at runtime
+# (nodeN/shuffle/enabled): shuffle-nodes = 0 applied by pmemramctl, back to
+# auto by pmemramd at its start, and a node that comes online later (the
+# NVDIMM's node 2, onlined by a claim) given its state by the reconcile that
+# onlined it.  Nothing is written to the boot configuration.
+set -u
+. ./lib.sh
+
+conf=/etc/pmemram/pmemram.conf
+# node N: "ENABLED REASON" of nodeN/shuffle.
+node() { echo "$(cat "/sys/devices/system/node/node$1/shuffle/enabled") $(cat "/sys/devices/system/node/node$1/shuffle/reason")"; }
+# shuffled N: nodes[N].shuffle "shuffled pending action" from pmemramctl status --json.
+shuffled() {
+	pmemramctl status --json |
+		jq -r --argjson n "$1" '.nodes[] | select(.node == $n) | .shuffle | "\(.shuffled) \(.pending) \(.action)"'
+}
+field() { pmemramctl shuffle --json | jq -r "$1"; }
+no_memory() { ! node_in_list "$1" "$(cat /sys/devices/system/node/has_memory)"; }
+
+plan 23
+ok "the kernel switches shuffling per node" test -e /sys/devices/system/node/node0/shuffle/enabled
+is "at boot HMAT shuffles node 1 only" "$(node 0), $(node 1)" "0 default-off, 1 hmat"
+mkdir -p /etc/kernel /etc/pmemram
+cat /proc/cmdline >/etc/kernel/cmdline
+cp /etc/kernel/cmdline "$PMEMRAM_OUT/cmdline-before"
+
+printf '[global]\nshuffle-nodes = 0\n' >"$conf"
+is "shuffle-nodes = 0: node 0 to shuffle, node 1 to stop" \
+	"$(field '[.nodes[] | "\(.node):\(.action)"] | join(" ")')" "0:enable 1:disable"
+dry=$(pmemramctl shuffle apply --dry-run)
+note "$dry"
+ok "the dry run says what it would write" grep -q 'node 0: would write 1 to node0/shuffle/enabled' <<<"$dry"
+is "and writes nothing" "$(node 0), $(node 1)" "0 default-off, 1 hmat"
+ok "shuffle apply" pmemramctl shuffle apply
+note "$(pmemramctl shuffle)"
+is "sysfs: node 0 shuffled, node 1 not, both by a runtime write" "$(node 0), $(node 1)" "1 sysfs, 0 sysfs"
+is "summary: nodes 0" "$(cat /sys/kernel/mm/shuffle/nodes)" 0
+is "status --json: node 0 shuffled, in effect" "$(shuffled 0)" "true null keep"
+is "status --json: node 1 not shuffled, in effect" "$(shuffled 1)" "false null keep"
+is "shuffle --json: nodes policy in effect, switched at runtime" \
+	"$(field '"\(.policy.policy) \(.policy.shuffle_nodes) \(.policy.state) \(.policy.live) \(.policy.wanted_parameter)"')" \
+	"nodes 0 in-effect true null"
+ok "shuffle says in effect per node" sh -c "pmemramctl shuffle | grep -q '^  node1   not shuffled (sysfs), in effect'"
+is "nothing written to the boot configuration" "$(cat /etc/kernel/cmdline)" "$(cat "$PMEMRAM_OUT/cmdline-before")"
+is "a second apply changes nothing" "$(pmemramctl shuffle apply --json | jq -r .apply.result)" "nothing to change"
+
+# Back to auto: pmemramd puts node 1 (direct-mapped cache) back at its start,
+# and stops node 0 (no cache, shuffled by a runtime write).
+printf '[global]\nshuffle = auto\n' >"$conf"
+must "(re)start pmemramd with shuffle = auto" systemctl restart pmemramd.service
+ok "pmemramd shuffles node 1 again" wait_for 20 '[ "$(node 1)" = "1 sysfs" ]'
+is "and stops node 0" "$(node 0)" "0 sysfs"
+ok "pmemramd logged it" \
+	wait_for 10 'journalctl -b -u pmemramd -o cat | grep -q "shuffle policy auto: node 1 shuffled (its reason was sysfs)"'
+is "pmemramd reports the policy in effect" \
+	"$(pmemramctl status --json | jq -r '.daemon.daemon.shuffle_policy | "\(.policy) \(.state)"')" "auto in-effect"
+
+# A node that gets memory later: the reconcile that onlines it gives it its state.
+must "initialise the label area" init_labels
+u=$(new_uuid)
+printf '[global]\nshuffle-nodes = 1-2\n\n[claim "pmem"]\nmatch = uuid:%s\n' "$u" >"$conf"
+must "(re)start pmemramd with shuffle-nodes = 1-2 and a claim" systemctl restart pmemramd.service
+ok "node 2 has no memory yet" no_memory 2
+D=$(mkns ns0 devdax 512M "$u") || bail "cannot create the namespace"
+ok "pmemramd onlines $D on node 2" wait_for 30 '[ "$(dev_state "$D")" = "$(dev_blocks "$D" | grep -c .) online Movable" ]'
+ok "and shuffles node 2" wait_for 20 '[ "$(node 2)" = "1 sysfs" ]'
+is "nodes 1-2 shuffled, 0 not" "$(node 0), $(node 1), $(cat /sys/kernel/mm/shuffle/nodes)" "0 sysfs, 1 sysfs, 1-2"
+is "status --json: node 2 shuffled, in effect" "$(shuffled 2)" "true null keep"
+done_testing
