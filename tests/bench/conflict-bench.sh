@@ -3,8 +3,9 @@
 # Benchmark: conflicts in a direct-mapped memory-side cache with and without
 # page allocator shuffling, the seed's case for shuffling.  Boots the
 # nvdimm+hmat-direct guest (node 1: 1 GiB behind a 128 MiB direct-mapped
-# cache) twice: shuffling on (HMAT autodetection), then off, from the
-# command line pmemramctl shuffle apply wrote for the policy "off".  In each boot, on node 1: a fresh process with a buffer of
+# cache) twice: shuffling on (HMAT autodetection), then off
+# (page_alloc.shuffle=0 on the second boot's command line).  In each boot,
+# on node 1: a fresh process with a buffer of
 # 3x and of 0.75x the cache, TRIALS times each, measured with
 # `pmemramctl cache-report`; then an aging workload (cache-work churn:
 # allocate, free in random order, keep a few chunks) and the same again.
@@ -23,9 +24,8 @@ set -euo pipefail
 trials=${1:-3}
 rounds=${2:-4}
 "$repo/tests/deps.sh"
-# One run, two boots: the first with HMAT autodetection (on), then pmemram's
-# policy "off" written by pmemramctl shuffle apply and booted from the
-# guest's /etc/kernel/cmdline.
+# One run, two boots: the first with HMAT autodetection (on), then
+# page_alloc.shuffle=0.
 "$repo/tests/vm/run.sh" -q -n bench-conflict -T 3600 -e "BENCH_TRIALS=$trials" \
 	-e "BENCH_CHURN_ROUNDS=$rounds" -e BENCH_SWITCH_POLICY=1 bench-conflict >&2 ||
 	bench_die "the benchmark run failed; see $cache/runs/bench-conflict"
@@ -58,7 +58,7 @@ END {
 	printf "conflict-bench: nvdimm+hmat-direct, node 1 behind a %s MiB direct-mapped cache; %d trials, %d churn rounds\n", cachemib, trials, rounds
 	printf "  off: %s\n  on:  %s\n", state["off"], state["on"]
 	printf "  aging, off: %s\n  aging, on:  %s\n", churn["off"], churn["on"]
-	printf "  between the boots: %s (pmemramctl shuffle apply, booted from /etc/kernel/cmdline)\n\n", switched
+	printf "  second boot: %s\n\n", switched
 	printf "median [min,max] over the trials, per cent\n"
 	split("3x 0.75x", sizes, " "); split("fresh aged", phases, " ")
 	split("uniform zipf slot_use random_slot_use", keys, " ")

@@ -10,10 +10,8 @@
 #   BENCH_CHURN_ROUNDS  rounds of the aging workload (default 4; 0: no aging)
 #   BENCH_CHURN_MIB     MiB allocated per round (default 512)
 #   BENCH_CHURN_KEEP    per mille of the chunks kept each round (default 50)
-#   BENCH_SWITCH_POLICY 1: after measuring, set the policy to the opposite of
-#                       this boot's shuffling, write it with pmemramctl
-#                       shuffle apply to /etc/kernel/cmdline and measure
-#                       again in a second boot of that command line
+#   BENCH_SWITCH_POLICY 1: after measuring, boot again with the opposite
+#                       page_alloc.shuffle= and measure again
 set -u
 . ./lib.sh
 
@@ -105,14 +103,14 @@ stop_work "$pid"
 rm -rf "$tmp"
 
 if [ "${BENCH_SWITCH_POLICY:-0}" = 1 ] && [ "${PMEMRAM_BOOT:-1}" = 1 ]; then
-	mkdir -p /etc/kernel /etc/pmemram
-	[ -s /etc/kernel/cmdline ] || cat /proc/cmdline >/etc/kernel/cmdline
-	want=on
-	[ "$(cat /sys/kernel/mm/shuffle/enabled)" = 1 ] && want=off
-	printf '[global]\nshuffle = %s\n' "$want" >/etc/pmemram/pmemram.conf
-	pmemramctl shuffle apply >&2 || bail "pmemramctl shuffle apply failed"
-	bench "switch policy=$want cmdline=$(tr ' ' '\n' </etc/kernel/cmdline | grep page_alloc.shuffle)"
-	cp /etc/kernel/cmdline "$PMEMRAM_OUT/next-cmdline"
+	# The second boot with the opposite: page_alloc.shuffle= on its command
+	# line, as a boot parameter (pmemramctl shuffle apply switches a node at
+	# runtime on this kernel, which would leave the allocator aged shuffled).
+	want=1
+	[ "$(cat /sys/kernel/mm/shuffle/enabled)" = 1 ] && want=0
+	tr ' ' '\n' </proc/cmdline | grep -v '^page_alloc\.shuffle' | grep . | tr '\n' ' ' >"$PMEMRAM_OUT/next-cmdline"
+	echo "page_alloc.shuffle=$want" >>"$PMEMRAM_OUT/next-cmdline"
+	bench "switch cmdline=page_alloc.shuffle=$want"
 	touch "$PMEMRAM_OUT/reboot-requested"
 fi
 done_testing
