@@ -626,6 +626,7 @@ static void test_cli_live_removes_dropin(void **state)
 
 	/* Without nodeN/shuffle the parameter is the only way: the drop-in is written. */
 	assert_int_equal(fake_sysfs_remove(c.env->root, "devices/system/node/node0/shuffle"), 0);
+	assert_int_equal(fake_sysfs_remove(c.env->root, "kernel/mm/shuffle/nodes"), 0);
 	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_false(json_bool_at(j, "per_node"));
 	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "1");
@@ -635,6 +636,7 @@ static void test_cli_live_removes_dropin(void **state)
 	/* The kernel with the switch: the nodes are written and the drop-in removed. */
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/enabled", "0\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/reason", "default-off\n"), 0);
+	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/nodes", "1\n"), 0);
 	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "policy.remove_boot_parameter"));
 	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");

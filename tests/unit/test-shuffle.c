@@ -62,6 +62,21 @@ static void test_live_node_gone(void **state)
 	assert_non_null(pmemram_shuffle_find_node(&s, 1));
 }
 
+/* Node 0's files gone (the first online node): the others are read, and the switch per node is still
+ * known from the summary's node list. */
+static void test_live_first_node_gone(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_shuffle s;
+
+	assert_int_equal(fake_env_break(env, "devices/system/node/node0/shuffle/reason", NULL), 0);
+	assert_int_equal(pmemram_shuffle_read(env->ctx, &s), 0);
+	assert_true(s.per_node);
+	assert_int_equal(s.n_nodes, 2);
+	assert_null(pmemram_shuffle_find_node(&s, 0));
+	assert_non_null(pmemram_shuffle_find_node(&s, 2));
+}
+
 static void test_live_write(void **state)
 {
 	struct fake_env *env = ENV(state);
@@ -143,7 +158,6 @@ static void test_failures(void **state)
 
 	static const struct fake_failure live[] = {
 		{ "devices/system/node/node1/shuffle/enabled", "yes please\n", -EINVAL, NULL },
-		{ "devices/system/node/node2/shuffle/reason", NULL, -ENOENT, NULL },
 		{ "devices/system/node/node0/shuffle/reason", "Default Off\n", -EINVAL, NULL },
 		{ "devices/system/node/node1/shuffle/reason", "\n", -EINVAL, NULL },
 		{ "devices/system/node/node2/shuffle/reason", "a-reason-far-longer-than-thirty-one-characters\n",
@@ -165,6 +179,7 @@ int main(void)
 		FAKE_TEST(test_patched_forced_off, fake_env_setup_hmat),
 		FAKE_TEST(test_live, fake_env_setup_live),
 		FAKE_TEST(test_live_node_gone, fake_env_setup_live),
+		FAKE_TEST(test_live_first_node_gone, fake_env_setup_live),
 		FAKE_TEST(test_live_write, fake_env_setup_live),
 		FAKE_TEST(test_stock, fake_env_setup_stock),
 		FAKE_TEST(test_unavailable, fake_env_setup_stock),

@@ -33,19 +33,24 @@ static int read_reason(struct pmemram_ctx *ctx, const char *path, char buf[stati
 	return 0;
 }
 
-/* nodeN/shuffle/{enabled,reason} of every online node; none when the kernel has no switch per node,
- * which the first online node's enabled tells. */
+/* nodeN/shuffle/{enabled,reason} of every online node.  The kernel has the switch per node when its
+ * summary lists nodes (kernel/mm/shuffle/nodes); a node whose files are gone went offline since the
+ * online list was read and is left out. */
 static int read_nodes(struct pmemram_ctx *ctx, struct pmemram_shuffle *s)
 {
 	struct pmemram_nodemask online;
 	char path[96];
 	int r;
 
+	r = sysfs_exists(ctx, SHUFFLE_DIR "/nodes");
+	if (r <= 0)
+		return r; /* no switch per node */
 	r = sysfs_read_nodemask(ctx, NODE_DIR "/online", &online);
 	if (sysfs_absent(ctx, r))
 		return 0; /* no NUMA */
 	if (r < 0)
 		return r;
+	s->per_node = true;
 	PMEMRAM_NODEMASK_FOREACH(id, &online) {
 		struct pmemram_shuffle_node *n = &s->nodes[s->n_nodes];
 
@@ -54,17 +59,16 @@ static int read_nodes(struct pmemram_ctx *ctx, struct pmemram_shuffle *s)
 		if (r < 0)
 			return r;
 		r = sysfs_read_bool(ctx, path, &n->enabled);
-		if (sysfs_absent(ctx, r) && s->n_nodes == 0 && !s->per_node)
-			return 0; /* no switch per node */
 		if (sysfs_absent(ctx, r))
-			continue; /* the node went offline since the online list was read */
+			continue;
 		if (r < 0)
 			return r;
-		s->per_node = true;
 		r = path_printf(path, sizeof(path), NODE_DIR "/node%d/shuffle/reason", id);
 		if (r < 0)
 			return r;
 		r = read_reason(ctx, path, n->reason);
+		if (sysfs_absent(ctx, r))
+			continue;
 		if (r < 0)
 			return r;
 		s->n_nodes++;
