@@ -401,8 +401,27 @@ static int apply(struct pmemram_ctx *ctx, const struct ctl_shuffle *s, bool dry_
 
 	*ret_done = "nothing to change";
 	*ret_changed = false;
-	if (s->policy.live)
-		return apply_live(ctx, s, dry_run, out, ret_done, ret_changed);
+	if (s->policy.live) {
+		int ret = apply_live(ctx, s, dry_run, out, ret_done, ret_changed), r;
+
+		if (dry_run)
+			return ret;
+		/* A running pmemramd applies the policy it loaded at every reconcile: have it load this
+		 * one, or it would switch the nodes back. */
+		r = ctl_daemon_simple("reload", NULL, 60, NULL);
+		json_add(out, "daemon",
+			 json_object_new_string(r == 0		       ? "reloaded"
+						: ctl_daemon_absent(r) ? "not-running"
+								       : "refused"));
+		if (r < 0 && !ctl_daemon_absent(r)) {
+			fprintf(stderr,
+				"%s shuffle apply: pmemramd did not reload the configuration (%s): it switches the "
+				"nodes back to the policy it has ('systemctl reload pmemramd'; its log says why)\n",
+				program_invocation_short_name, strerror(-r));
+			ret = CTL_EXIT_FAILED;
+		}
+		return ret;
+	}
 	if (s->policy.state == PMEMRAM_SHUFFLE_POLICY_NO_LOADER) {
 		fprintf(stderr, "%s shuffle apply: %s\n", program_invocation_short_name, s->policy.text);
 		*ret_done = "failed: no boot configuration to write";

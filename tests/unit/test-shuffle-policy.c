@@ -549,6 +549,8 @@ static void test_cli_live(void **state)
 	assert_string_equal(json_string_at(j, "apply.nodes.0.write"), "1");
 	assert_string_equal(json_string_at(j, "apply.nodes.0.result"), "written");
 	assert_string_equal(json_string_at(j, "apply.nodes.1.write"), "0");
+	/* No pmemramd to reload in this test: said so. */
+	assert_string_equal(json_string_at(j, "apply.daemon"), "not-running");
 	assert_null(json_at(j, "apply.nodes.2"));
 	assert_string_equal(json_string_at(j, "policy.state"), "in-effect");
 	assert_string_equal(json_string_at(j, "nodes.0.action"), "keep");
