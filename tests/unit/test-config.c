@@ -126,7 +126,6 @@ static void test_shuffle_nodes(void **state)
 	assert_string_equal(pmemram_config_shuffle_to_string(pmemram_config_shuffle_policy(c)), "nodes");
 	assert_int_equal(pmemram_nodemask_format(&c->shuffle_nodes, text, sizeof(text)), 0);
 	assert_string_equal(text, "1,3-4");
-	assert_string_equal(c->shuffle_nodes_text, "1,3-4");
 	assert_string_equal(pmemram_config_origin_to_string(c, pmemram_config_shuffle_origin(c), where, sizeof(where)),
 			    "a.conf:2");
 

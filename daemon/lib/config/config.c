@@ -321,6 +321,9 @@ static void key_shuffle(struct parser *p, const char *key, const char *value)
 }
 
 /* "1,3" or "0-2,5": node numbers and ranges FIRST-LAST, comma-separated, each node once. */
+/* The longest shuffle-nodes value taken: a list of nodes, not a bitmap dump. */
+#define SHUFFLE_NODES_MAX 63
+
 static void key_shuffle_nodes(struct parser *p, const char *key, const char *value)
 {
 	struct pmemram_nodemask list = {};
@@ -331,15 +334,14 @@ static void key_shuffle_nodes(struct parser *p, const char *key, const char *val
 		parse_error(p, "key '%s': expected a node list like '1,3' or '1-2', got ''", key);
 		return;
 	}
-	if (strlen(value) >= sizeof(p->config->shuffle_nodes_text)) {
-		parse_error(p, "key '%s': node list longer than %zu characters", key,
-			    sizeof(p->config->shuffle_nodes_text) - 1);
+	if (strlen(value) > SHUFFLE_NODES_MAX) {
+		parse_error(p, "key '%s': node list longer than %d characters", key, SHUFFLE_NODES_MAX);
 		return;
 	}
 	for (;;) {
 		size_t len = strcspn(s, ",");
 		struct pmemram_nodemask one;
-		char token[sizeof(p->config->shuffle_nodes_text)];
+		char token[SHUFFLE_NODES_MAX + 1];
 		int r;
 
 		memcpy(token, s, len);
@@ -374,7 +376,6 @@ static void key_shuffle_nodes(struct parser *p, const char *key, const char *val
 	if (!set_once(p, key, &p->config->shuffle_nodes_set))
 		return;
 	p->config->shuffle_nodes = list;
-	strcpy(p->config->shuffle_nodes_text, value);
 }
 
 /* One hex address of an hmem range: digits with or without "0x", nothing else. */

@@ -147,7 +147,6 @@ struct pmemram_config {
 	enum pmemram_config_shuffle shuffle; /* the key shuffle: auto, on or off */
 	struct pmemram_config_origin shuffle_set;
 	struct pmemram_nodemask shuffle_nodes; /* the key shuffle-nodes, when shuffle_nodes_set */
-	char shuffle_nodes_text[64];	       /* as written, for messages and status */
 	struct pmemram_config_origin shuffle_nodes_set;
 	enum pmemram_config_switch demotion;
 	struct pmemram_config_origin demotion_set;
