@@ -192,9 +192,12 @@ static const struct live_case live_cases[] = {
 	{ "on, forced off by the command line", ON, NULL, { "0 forced-off", "0 forced-off", "0 forced-off" },
 	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_FORCED_OFF, { "forced-off", "forced-off", "keep" },
 	  { 1, 1, -1 }, "nodes 0-1: forced off by page_alloc.shuffle=0 on the kernel command line" },
-	{ "off: none, even the kernel's own choice", OFF, NULL, { "1 cmdline", "1 cmdline", "1 cmdline" },
-	  "page_alloc.shuffle=1", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, { "disable", "disable", "keep" },
-	  { 0, 0, -1 }, "nodes 0-1 to stop shuffling" },
+	{ "off: none, even the kernel's own choice, and node 2 before it has memory", OFF, NULL,
+	  { "1 cmdline", "1 cmdline", "1 cmdline" }, "page_alloc.shuffle=1", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED,
+	  { "disable", "disable", "disable" }, { 0, 0, -1 }, "nodes 0-2 to stop shuffling" },
+	{ "auto, the cached node not decided yet (an HMAT request pending): left to the kernel", AUTO, NULL,
+	  { "0 default-off", "0 default-off", "0 default-off" }, "", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3,
+	  { 0, 0, -1 }, "shuffled nodes none" },
 	{ "off, forced off: in effect", OFF, NULL, { "0 forced-off", "0 forced-off", "0 forced-off" },
 	  "page_alloc.shuffle=0", false, PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 0, -1 }, "in effect" },
 	{ "nodes 0: the cached node off, DRAM on", NODES, "0", HMAT_BOOT, "", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED,
@@ -265,6 +268,31 @@ static void test_live_cases(void **state)
 			assert_string_equal(pmemram_shuffle_node_action_to_string(p.nodes[n].action), c->actions[n]);
 		}
 	}
+}
+
+/* A node list too long for the sentence is given as a count, never as "none". */
+static void test_live_long_list(void **state)
+{
+	static struct pmemram_shuffle k;
+	static struct pmemram_shuffle_policy p;
+	struct pmemram_bootparam b = boot(G, NULL, false);
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.source = PMEMRAM_SHUFFLE_SYSFS;
+	k.per_node = true;
+	for (int n = 0; n < 80; n++) {
+		k.nodes[n].node = 2 * n; /* every other node: no range to shorten the list */
+		k.nodes[n].enabled = true;
+		snprintf(k.nodes[n].reason, sizeof(k.nodes[n].reason), "cmdline");
+	}
+	k.n_nodes = 80;
+	assert_int_equal(pmemram_shuffle_policy_evaluate(PMEMRAM_CONFIG_SHUFFLE_OFF, NULL, &k, &live_topology,
+							 "page_alloc.shuffle=1", &b, &p),
+			 0);
+	assert_int_equal(p.state, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED);
+	if (!strstr(p.text, "nodes (80 of them) to stop shuffling"))
+		fail_msg("text \"%s\"", p.text);
 }
 
 /* shuffle-nodes on kernels without the switch per node: nothing can be written for it. */
@@ -661,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_live_cases),
+		cmocka_unit_test(test_live_long_list),
 		cmocka_unit_test(test_nodes_without_switch),
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_invalid),

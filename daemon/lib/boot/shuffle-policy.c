@@ -95,11 +95,12 @@ static bool node_wanted(enum pmemram_config_shuffle policy, const struct pmemram
 	case PMEMRAM_CONFIG_SHUFFLE_NODES:
 		return pmemram_nodemask_test(nodes, (unsigned)n->node);
 	default:
-		/* auto: the kernel's own decision (a direct-mapped cache), unless the command line forced
-		 * it off; of a node without one, whatever the kernel did except a runtime switch. */
-		if (n->direct_mapped_cache)
-			return !streq(n->reason, "forced-off");
-		return n->enabled && !streq(n->reason, "sysfs");
+		/* auto: the kernel's own decision stands (HMAT, the command line, nothing), and a node the
+		 * kernel has not decided yet (an HMAT request for memory just onlined) is left to it.  Only
+		 * a node switched at runtime is put back: shuffled if it has a direct-mapped cache. */
+		if (!streq(n->reason, "sysfs"))
+			return n->enabled;
+		return n->direct_mapped_cache;
 	}
 }
 
@@ -122,25 +123,28 @@ static void evaluate_nodes(struct pmemram_shuffle_policy *p, const struct pmemra
 		n->has_memory = tn && tn->has_memory;
 		n->direct_mapped_cache = pmemram_nodemask_test(&dm, (unsigned)n->node);
 		n->action = PMEMRAM_SHUFFLE_NODE_KEEP;
-		if (n->has_memory) {
-			n->wanted = node_wanted(p->policy, nodes, n);
-			if (n->wanted && !n->enabled)
-				n->action = streq(n->reason, "forced-off") ? PMEMRAM_SHUFFLE_NODE_FORCED_OFF
-									   : PMEMRAM_SHUFFLE_NODE_ENABLE;
-			else if (!n->wanted && n->enabled)
-				n->action = PMEMRAM_SHUFFLE_NODE_DISABLE;
-		}
+		n->wanted = node_wanted(p->policy, nodes, n);
+		/* Enabling shuffles the node's free memory: only for a node with memory.  Disabling
+		 * walks nothing, and keeps memory onlined later from being shuffled before pmemram
+		 * sees it (page_alloc.shuffle=1 sets memoryless nodes too). */
+		if (n->wanted && !n->enabled && n->has_memory)
+			n->action = streq(n->reason, "forced-off") ? PMEMRAM_SHUFFLE_NODE_FORCED_OFF
+								   : PMEMRAM_SHUFFLE_NODE_ENABLE;
+		else if (!n->wanted && n->enabled)
+			n->action = PMEMRAM_SHUFFLE_NODE_DISABLE;
 		pmemram_nodemask_set(&by_action[n->action], (unsigned)n->node);
 		if (n->enabled)
 			pmemram_nodemask_set(shuffled, (unsigned)n->node);
 	}
 }
 
-/* "1,3" or "none" */
+/* "1,3", "none", or the count when the list does not fit */
 static const char *node_list(const struct pmemram_nodemask *m, char *buf, size_t size)
 {
-	if (pmemram_nodemask_weight(m) == 0 || pmemram_nodemask_format(m, buf, size) < 0)
+	if (pmemram_nodemask_weight(m) == 0)
 		snprintf(buf, size, "none");
+	else if (pmemram_nodemask_format(m, buf, size) < 0)
+		snprintf(buf, size, "(%u of them)", pmemram_nodemask_weight(m));
 	return buf;
 }
 
@@ -173,7 +177,7 @@ static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram
 	} else if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF]) > 0) {
 		p->state = PMEMRAM_SHUFFLE_POLICY_FORCED_OFF;
 		snprintf(p->text, sizeof(p->text),
-			 "nodes %s: forced off by page_alloc.shuffle=0 on the kernel command line (not pmemram's)",
+			 "nodes %s: forced off by page_alloc.shuffle=0 on the kernel command line",
 			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF], list, sizeof(list)));
 	} else {
 		p->state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
