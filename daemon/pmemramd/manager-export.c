@@ -354,19 +354,27 @@ static void write_nfd(struct manager *m, const struct reading *rd)
 
 void manager_export_write(struct manager *m, struct pmemram_topology *topology)
 {
-	struct reading rd = { .topology = topology };
+	/* Large (the shuffle state has a slot per possible node): on the heap. */
+	_cleanup_(freep) struct reading *rd = NULL;
 
 	if (!export_of(m)) {
-		reading_done(&rd);
+		pmemram_topology_free(topology);
 		return;
 	}
+	rd = calloc(1, sizeof(*rd));
+	if (!rd) {
+		log_change(m, &m->export->read_error, -ENOMEM, "metrics and node features");
+		pmemram_topology_free(topology);
+		return;
+	}
+	rd->topology = topology;
 	/* What could not be read is left out; the rest is still written. */
-	(void)read_state(m, &rd);
+	(void)read_state(m, rd);
 	if (m->metrics_path)
-		write_metrics(m, &rd);
+		write_metrics(m, rd);
 	if (m->nfd_path)
-		write_nfd(m, &rd);
-	reading_done(&rd);
+		write_nfd(m, rd);
+	reading_done(rd);
 }
 
 static int on_export_timer(sd_event_source *s, uint64_t usec, void *userdata)

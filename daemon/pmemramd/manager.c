@@ -115,7 +115,11 @@ void manager_apply_shuffle(struct manager *m, const struct pmemram_topology *top
 	unsigned n_written = 0;
 	int r;
 
-	/* Cheap when nothing differs: the nodes' two small files, /proc/cmdline, the boot file. */
+	/* Only a kernel that switches nodes at runtime (as the last evaluation found) has anything to
+	 * write; on it, cheap when nothing differs: the nodes' two small files, /proc/cmdline, the boot
+	 * file. */
+	if (!m->shuffle.live)
+		return;
 	r = evaluate_shuffle(m, topology);
 	if (r < 0) {
 		mlog(m, LOG_DEBUG, "shuffle: cannot evaluate the policy: %s", strerror(-r));
