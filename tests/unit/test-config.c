@@ -391,6 +391,35 @@ static void test_syntax_errors(void **state)
 		     "a.conf:3: claim 'x': defined twice in this file (first at line 1)");
 }
 
+/* A message too long for its buffer is cut between UTF-8 characters of the user's value, never
+ * inside one (found by fuzz-config). */
+static void test_error_cut_utf8(void **state)
+{
+	struct pmemram_config_errors errors = {};
+	struct pmemram_config *c = NULL;
+	char text[256];
+
+	(void)state;
+	for (int shift = 0; shift < 3; shift++) {
+		int len = snprintf(text, sizeof(text), "[claim \"x\"]\nmatch = %.*s", shift, "aaa");
+
+		for (int i = 0; i < 40; i++)
+			len += snprintf(text + len, sizeof(text) - (size_t)len, "\xc3\xa9"); /* e acute */
+		text[len++] = '\n';
+		text[len] = '\0';
+		errors = (struct pmemram_config_errors){};
+		/* A long file name, so that the message runs past its buffer inside the value. */
+		assert_int_equal(parse("pmemram.conf.d/10-a-drop-in-with-a-long-name.conf", text, &c, &errors),
+				 -EINVAL);
+		pmemram_config_free(c);
+		c = NULL;
+		assert_int_equal(errors.n, 1);
+		print_message("%s\n", errors.msg[0]);
+		assert_true(strlen(errors.msg[0]) >= PMEMRAM_CONFIG_ERROR_MAX - 4);
+		assert_true(pmemram_name_is_printable(errors.msg[0]));
+	}
+}
+
 static void test_classes(void **state)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
@@ -1074,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_hmem_errors),
 		cmocka_unit_test(test_cxl_matches),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_error_cut_utf8),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_online_at_bind),
 		cmocka_unit_test(test_promotion),

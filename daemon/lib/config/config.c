@@ -99,6 +99,19 @@ const char *pmemram_match_to_string(enum pmemram_match m)
 /* ---- messages ---------------------------------------------------------------- */
 
 /* Append "FILE:LINE: message" ("FILE: message" for line 0), truncated to PMEMRAM_CONFIG_ERROR_MAX. */
+/* A message cut at its buffer's end may end inside a UTF-8 character (of a user's value): drop the
+ * partial character, so that the message stays UTF-8 for the journal and JSON. */
+static void utf8_cut(char *s)
+{
+	size_t len = strlen(s), start = len;
+
+	/* Back over continuation bytes, at most 3, to where the last character starts. */
+	while (start > 0 && len - start < 3 && ((unsigned char)s[start - 1] & 0xc0) == 0x80)
+		start--;
+	if (start > 0 && ((unsigned char)s[start - 1] & 0xc0) == 0xc0 && pmemram_utf8_char_len(s + start - 1) == 0)
+		s[start - 1] = '\0';
+}
+
 _printf_(4, 0) static void add_errorv(struct pmemram_config_errors *errors, const char *file, unsigned line,
 				     const char *format, va_list args)
 {
@@ -117,6 +130,7 @@ _printf_(4, 0) static void add_errorv(struct pmemram_config_errors *errors, cons
 	n = line > 0 ? snprintf(m, size, "%s:%u: ", file, line) : snprintf(m, size, "%s: ", file);
 	if (n >= 0 && (size_t)n < size)
 		vsnprintf(m + n, size - (size_t)n, format, args);
+	utf8_cut(m);
 }
 
 void pmemram_config_errors_add(struct pmemram_config_errors *errors, const char *file, unsigned line,
