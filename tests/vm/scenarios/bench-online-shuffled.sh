@@ -13,15 +13,10 @@ set -u
 
 size_mib=${BENCH_LARGE_MIB:-16384}
 shuffled=${BENCH_SHUFFLED:-1}
-plan 4
+plan 3
 
-reply=$(host_request nvdimm-add big "$size_mib" 2) || bail "hot-add failed: $reply"
-ok "region1 appears" wait_for 60 '[ -d /sys/bus/nd/devices/region1 ]'
-nmem=$(cut -d, -f1 /sys/bus/nd/devices/region1/mapping0)
-must "prepare region1's labels" sh -c "ndctl disable-region region1 && ndctl init-labels $nmem && ndctl enable-region region1"
-ndctl create-namespace -r region1 -m devdax -a 2M >"$PMEMRAM_OUT/ns-big.json" ||
-	bail "cannot create a devdax namespace on region1"
-dev=$(jq -r '.daxregion.devices[0].chardev' "$PMEMRAM_OUT/ns-big.json")
+big_devdax "$size_mib"
+dev=$big_dev
 blocks=$(dev_blocks "$dev")
 n=$(echo "$blocks" | grep -c .)
 must "load kmem" modprobe kmem
