@@ -33,6 +33,12 @@ static int read_reason(struct pmemram_ctx *ctx, const char *path, char buf[stati
 	return 0;
 }
 
+/* devices/system/node/nodeN/shuffle/FILE */
+static int node_file(char path[static 96], int node, const char *file)
+{
+	return path_printf(path, 96, NODE_DIR "/node%d/shuffle/%s", node, file);
+}
+
 /* nodeN/shuffle/{enabled,reason} of every online node.  The kernel has the switch per node when its
  * summary lists nodes (kernel/mm/shuffle/nodes); a node whose files are gone went offline since the
  * online list was read and is left out. */
@@ -55,7 +61,7 @@ static int read_nodes(struct pmemram_ctx *ctx, struct pmemram_shuffle *s)
 		struct pmemram_shuffle_node *n = &s->nodes[s->n_nodes];
 
 		n->node = id;
-		r = path_printf(path, sizeof(path), NODE_DIR "/node%d/shuffle/enabled", id);
+		r = node_file(path, id, "enabled");
 		if (r < 0)
 			return r;
 		r = sysfs_read_bool(ctx, path, &n->enabled);
@@ -63,7 +69,7 @@ static int read_nodes(struct pmemram_ctx *ctx, struct pmemram_shuffle *s)
 			continue;
 		if (r < 0)
 			return r;
-		r = path_printf(path, sizeof(path), NODE_DIR "/node%d/shuffle/reason", id);
+		r = node_file(path, id, "reason");
 		if (r < 0)
 			return r;
 		r = read_reason(ctx, path, n->reason);
@@ -158,7 +164,7 @@ int pmemram_shuffle_node_write(struct pmemram_ctx *ctx, int node, bool enable)
 	if (!ctx || node < 0 || node >= PMEMRAM_MAX_NODES)
 		return -EINVAL;
 	pmemram_ctx_clear_error(ctx);
-	r = path_printf(path, sizeof(path), NODE_DIR "/node%d/shuffle/enabled", node);
+	r = node_file(path, node, "enabled");
 	if (r < 0)
 		return r;
 	return sysfs_write_verify(ctx, path, enable ? "1" : "0", NULL);
