@@ -22,6 +22,9 @@ struct options {
 	size_t n_pids;
 	int node; /* -1: every node holding pages */
 	uint64_t cache_size; /* 0: from HMAT */
+	struct pmemram_nodemask shared; /* nodes modelled together, behind one cache */
+	int first_shared;		/* their lowest node, which reports for them; -1: none */
+	char shared_list[128];		/* and as a list, "8-15" */
 	struct pmemram_cachemodel_options model;
 	bool json;
 };
@@ -29,6 +32,7 @@ struct options {
 /* Where one node's pages stand; the model runs only when a cache was found. */
 struct node_report {
 	int node; /* -1: frames in no memory block (device memory, holes) */
+	bool shared; /* the frames of every node of --shared-cache, reported as their lowest */
 	uint64_t *pfns;
 	size_t n;
 	const char *cache_source; /* "hmat", "option", or NULL with why_not */
@@ -84,9 +88,10 @@ static int cmp_int(const void *a, const void *b)
 /*
  * Split the sorted frames into runs per node.  Frames are sorted by number and a node's memory
  * blocks need not be contiguous, so the runs of one node are gathered in a second pass: frames are
- * regrouped in place by a stable counting sort over the node ids seen.
+ * regrouped in place by a stable counting sort over the node ids seen.  The nodes of --shared-cache
+ * make one run, under their lowest node's id.
  */
-static int split_by_node(struct report *rep, const struct pmemram_memory *m)
+static int split_by_node(const struct options *o, struct report *rep, const struct pmemram_memory *m)
 {
 	uint64_t *pfns = rep->frames.pfns, *sorted;
 	size_t n = rep->frames.n, n_ids = 0;
@@ -100,6 +105,8 @@ static int split_by_node(struct report *rep, const struct pmemram_memory *m)
 		bool seen = false;
 
 		node_of[i] = frame_node(m, pfns[i], rep->page_size);
+		if (node_of[i] >= 0 && pmemram_nodemask_test(&o->shared, (unsigned)node_of[i]))
+			node_of[i] = o->first_shared;
 		for (size_t k = 0; k < n_ids && !seen; k++)
 			seen = ids[k] == node_of[i];
 		if (!seen && n_ids < ELEMENTSOF(ids))
@@ -117,6 +124,7 @@ static int split_by_node(struct report *rep, const struct pmemram_memory *m)
 		struct node_report *nr = &rep->nodes[k];
 
 		nr->node = ids[k];
+		nr->shared = o->first_shared >= 0 && ids[k] == o->first_shared;
 		nr->pfns = sorted + at;
 		for (size_t i = 0; i < n; i++)
 			if (node_of[i] == ids[k])
@@ -217,7 +225,9 @@ static void print_human(const struct options *o, const struct report *rep)
 		if (o->node >= 0 && nr->node != o->node)
 			continue;
 		shown = true;
-		if (nr->node >= 0)
+		if (nr->shared)
+			printf("nodes %s, one cache: ", o->shared_list);
+		else if (nr->node >= 0)
 			printf("node %d: ", nr->node);
 		else
 			printf("no node: ");
@@ -256,13 +266,15 @@ static struct json_object *json_sim(const struct pmemram_cachemodel_sim *s)
 	return o;
 }
 
-static struct json_object *json_node(const struct report *rep, const struct node_report *nr)
+static struct json_object *json_node(const struct options *opt, const struct report *rep, const struct node_report *nr)
 {
 	const struct pmemram_cachemodel_report *m = &nr->model;
 	struct json_object *o = json_object_new_object(), *c;
 	bool ok = o;
 
 	ok &= nr->node >= 0 ? json_add(o, "node", json_object_new_int(nr->node)) : json_add_null_value(o, "node");
+	if (nr->shared)
+		ok &= json_add(o, "shared_cache_nodes", json_object_new_string(opt->shared_list));
 	ok &= json_add(o, "pages", json_object_new_uint64(nr->n));
 	ok &= json_add(o, "bytes", json_object_new_uint64(nr->n * rep->page_size));
 	ok &= json_add(o, "modelled", json_object_new_boolean(nr->modelled));
@@ -315,7 +327,7 @@ static int print_json(const struct options *o, const struct report *rep)
 	ok &= json_add(root, "zipf_s", json_object_new_double(o->model.zipf_s));
 	for (size_t i = 0; i < rep->n_nodes; i++)
 		if (o->node < 0 || rep->nodes[i].node == o->node)
-			ok &= json_append(nodes, json_node(rep, &rep->nodes[i]));
+			ok &= json_append(nodes, json_node(o, rep, &rep->nodes[i]));
 	ok &= json_add(root, "nodes", json_object_get(nodes));
 	json_object_put(pids);
 	json_object_put(nodes);
@@ -339,6 +351,8 @@ static void cache_report_help(void)
 	       "  -n --node N          Report only node N\n"
 	       "  -c --cache-size SIZE Model a direct-mapped cache of SIZE (\"128M\") on every node\n"
 	       "                       instead of the caches HMAT reports\n"
+	       "     --shared-cache NODES  Model the pages of NODES (\"8-15\") together, behind one cache\n"
+	       "                       of --cache-size, as nodes numa=fake split from one node share it\n"
 	       "     --seed N          Seed of the simulated accesses (default %#" PRIx64 ")\n"
 	       "     --accesses N      Simulated accesses per pattern (default %d per page)\n"
 	       "     --zipf S          Exponent of the skewed pattern, 0..%g (default %g)\n",
@@ -346,7 +360,7 @@ static void cache_report_help(void)
 	       PMEMRAM_CACHEMODEL_MAX_ZIPF_S, PMEMRAM_CACHEMODEL_ZIPF_S);
 }
 
-enum { OPT_SEED = 0x100, OPT_ACCESSES, OPT_ZIPF };
+enum { OPT_SEED = 0x100, OPT_ACCESSES, OPT_ZIPF, OPT_SHARED_CACHE };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -359,6 +373,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "accesses", required_argument, NULL, OPT_ACCESSES },
 		{ "zipf", required_argument, NULL, OPT_ZIPF },
+		{ "shared-cache", required_argument, NULL, OPT_SHARED_CACHE },
 		{},
 	};
 	uint64_t v;
@@ -407,6 +422,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return ctl_usage_error("cache-report", "--zipf '%s' is not a number in 0..%g", optarg,
 						       PMEMRAM_CACHEMODEL_MAX_ZIPF_S);
 			break;
+		case OPT_SHARED_CACHE:
+			if (pmemram_parse_range_list(optarg, &o->shared) < 0 ||
+			    pmemram_nodemask_weight(&o->shared) < 2 ||
+			    pmemram_nodemask_format(&o->shared, o->shared_list, sizeof(o->shared_list)) < 0)
+				return ctl_usage_error("cache-report",
+						       "--shared-cache '%s' is not a list of two or more nodes",
+						       optarg);
+			o->first_shared = pmemram_nodemask_next(&o->shared, 0);
+			break;
 		default:
 			return ctl_unknown_option("cache-report", argv);
 		}
@@ -415,6 +439,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return ctl_usage_error("cache-report", "unexpected argument '%s'", argv[optind]);
 	if (o->n_pids == 0)
 		return ctl_usage_error("cache-report", "give at least one --pid");
+	if (o->first_shared >= 0 && o->cache_size == 0)
+		return ctl_usage_error("cache-report",
+				       "--shared-cache needs --cache-size: HMAT reports caches per node");
+	/* A node of the shared cache is reported with the others, under the lowest. */
+	if (o->node >= 0 && pmemram_nodemask_test(&o->shared, (unsigned)o->node))
+		o->node = o->first_shared;
 	return 0;
 }
 
@@ -457,7 +487,7 @@ int cmd_cache_report(const struct ctl_globals *g, int argc, char **argv)
 	_cleanup_(report_done) struct report rep = {};
 	struct pmemram_topology *topology = NULL;
 	struct pmemram_memory *memory = NULL;
-	struct options o = { .node = -1, .model = PMEMRAM_CACHEMODEL_OPTIONS_INIT, .json = g->json };
+	struct options o = { .node = -1, .first_shared = -1, .model = PMEMRAM_CACHEMODEL_OPTIONS_INIT, .json = g->json };
 	long page_size;
 	int r, ret;
 
@@ -484,7 +514,7 @@ int cmd_cache_report(const struct ctl_globals *g, int argc, char **argv)
 		pmemram_memory_free(memory);
 		return ctl_read_failed(ctx, "NUMA nodes", r);
 	}
-	r = split_by_node(&rep, memory);
+	r = split_by_node(&o, &rep, memory);
 	for (size_t i = 0; r >= 0 && i < rep.n_nodes; i++) {
 		struct node_report *nr = &rep.nodes[i];
 

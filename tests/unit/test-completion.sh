@@ -130,7 +130,7 @@ checks()
 	check "claim long options" --help --json --config --uuid --device --region --hmem --cxl-region \
 		--cxl-memdev --all-devdax --online --convert --destroy-data --create --from-daxctl
 	comp pmemramctl cache-report -
-	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --seed --accesses \
+	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --shared-cache --seed --accesses \
 		--zipf
 	comp pmemramctl release dax0.0 --d
 	check "options after an argument" --dry-run
@@ -238,7 +238,7 @@ ran_to_end()
 # A value for each option that takes one, which pmemramctl parses.
 declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [hmem]=60000000-6fffffff
 	[cxl-region]=region2 [cxl-memdev]=0x5eed0001 [online]=movable
-	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [seed]=1 [accesses]=1 [zipf]=1)
+	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [shared-cache]=8-15 [seed]=1 [accesses]=1 [zipf]=1)
 
 # ctl_takes COMMAND OPTION: pmemramctl COMMAND takes OPTION as the completion does (with a value
 # attached when the completion says it takes one): "COMMAND OPTION --help" shows the help.

@@ -196,6 +196,33 @@ static void test_cache_report(void **state)
 	assert_int_equal(json_int_at(j, "nodes.0.slots"), 1);
 	assert_int_equal(json_int_at(j, "nodes.0.distinct_slots"), 1);
 	json_object_put(j);
+	free(TAKE_PTR(run));
+
+	/* --shared-cache: nodes 0 and 1 behind one 128 MiB cache, the frames in slots {0, 0, 1, 1000}. */
+	run = cache_report(ENV(state), (const char *const[]){ "--shared-cache", "1,0", "--cache-size", "128M", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_array_length(json_at(j, "nodes")), 1);
+	assert_int_equal(json_int_at(j, "nodes.0.node"), 0);
+	assert_string_equal(json_string_at(j, "nodes.0.shared_cache_nodes"), "0-1");
+	assert_int_equal(json_int_at(j, "nodes.0.pages"), 4);
+	assert_int_equal(json_int_at(j, "nodes.0.slots"), SLOTS);
+	assert_int_equal(json_int_at(j, "nodes.0.distinct_slots"), 3);
+	assert_int_equal(json_int_at(j, "nodes.0.ideal_slots"), 4);
+	json_object_put(j);
+	free(TAKE_PTR(run));
+
+	/* --node 1, one of the shared nodes: the shared report, under node 0. */
+	run = cache_report(ENV(state), (const char *const[]){ "--shared-cache", "0-1", "--cache-size", "128M", "--node",
+							      "1", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_array_length(json_at(j, "nodes")), 1);
+	assert_string_equal(json_string_at(j, "nodes.0.shared_cache_nodes"), "0-1");
+	assert_int_equal(json_int_at(j, "nodes.0.pages"), 4);
+	json_object_put(j);
 }
 
 static void test_cache_report_errors(void **state)
@@ -220,6 +247,19 @@ static void test_cache_report_errors(void **state)
 	run = run_ctl_env((const char *const[]){ NULL }, (const char *const[]){ "cache-report", NULL });
 	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "at least one --pid"));
+	free(TAKE_PTR(run));
+
+	run = run_ctl_env((const char *const[]){ NULL },
+			  (const char *const[]){ "cache-report", "--pid", "1", "--shared-cache", "8-15", NULL });
+	assert_int_equal(run->status, 64);
+	assert_non_null(strstr(run->err, "--shared-cache needs --cache-size"));
+	free(TAKE_PTR(run));
+
+	run = run_ctl_env((const char *const[]){ NULL },
+			  (const char *const[]){ "cache-report", "--pid", "1", "--shared-cache", "3", "--cache-size",
+						 "128M", NULL });
+	assert_int_equal(run->status, 64);
+	assert_non_null(strstr(run->err, "--shared-cache '3' is not a list of two or more nodes"));
 	free(TAKE_PTR(run));
 
 	add_process(ENV(state)->proc);
