@@ -84,8 +84,11 @@ zones_of_blocks() {
 	done
 }
 
-# node_mem_mb N: the node's size from numactl -H, in MB.
-node_mem_mb() { numactl -H | awk -v n="$1" '$1 == "node" && $2 == n && $3 == "size:" {print $4}'; }
+# node_mem_mb N, node_free_mb N: the node's size and its free memory from
+# numactl -H, in MB.
+node_numactl_mb() { numactl -H | awk -v n="$1" -v k="$2:" '$1 == "node" && $2 == n && $3 == k {print $4}'; }
+node_mem_mb() { node_numactl_mb "$1" size; }
+node_free_mb() { node_numactl_mb "$1" free; }
 
 # anon_nodes PID: "N0=pages N2=pages ..." over the process's anonymous
 # mappings, nodes in order, only those with pages.
