@@ -4,7 +4,8 @@
 # (nodeN/shuffle/enabled): shuffle-nodes = 0 applied by pmemramctl, back to
 # auto by pmemramd at its start, and a node that comes online later (the
 # NVDIMM's node 2, onlined by a claim) given its state by the reconcile that
-# onlined it.  Nothing is written to the boot configuration.
+# onlined it.  Nothing is written to the boot configuration.  The walk that
+# switching node 2 on makes is traced (shuffle:mm_shuffle_zone_order).
 set -u
 . ./lib.sh
 
@@ -19,7 +20,7 @@ shuffled() {
 field() { pmemramctl shuffle --json | jq -r "$1"; }
 no_memory() { ! node_in_list "$1" "$(cat /sys/devices/system/node/has_memory)"; }
 
-plan 23
+plan 27
 ok "the kernel switches shuffling per node" test -e /sys/devices/system/node/node0/shuffle/enabled
 is "at boot HMAT shuffles node 1 only" "$(node 0), $(node 1)" "0 default-off, 1 hmat"
 mkdir -p /etc/kernel /etc/pmemram
@@ -61,6 +62,12 @@ is "pmemramd reports the policy in effect" \
 must "initialise the label area" init_labels
 u=$(new_uuid)
 printf '[global]\nshuffle-nodes = 1-2\n\n[claim "pmem"]\nmatch = uuid:%s\n' "$u" >"$conf"
+tracing=/sys/kernel/tracing
+[ -e $tracing/trace ] || mount -t tracefs nodev $tracing
+event=$tracing/events/shuffle/mm_shuffle_zone_order
+must "clear the trace buffer" sh -c ": >$tracing/trace"
+must "enable shuffle:mm_shuffle_zone_order" sh -c "echo 1 >$event/enable"
+swaps0=$(awk '$1 == "shuffle_swap" {print $2}' /proc/vmstat)
 must "(re)start pmemramd with shuffle-nodes = 1-2 and a claim" systemctl restart pmemramd.service
 ok "node 2 has no memory yet" no_memory 2
 D=$(mkns ns0 devdax 512M "$u") || bail "cannot create the namespace"
@@ -68,4 +75,25 @@ ok "pmemramd onlines $D on node 2" wait_for 30 '[ "$(dev_state "$D")" = "$(dev_b
 ok "and shuffles node 2" wait_for 20 '[ "$(node 2)" = "1 sysfs" ]'
 is "nodes 1-2 shuffled, 0 not" "$(node 0), $(node 1), $(cat /sys/kernel/mm/shuffle/nodes)" "0 sysfs, 1 sysfs, 1-2"
 is "status --json: node 2 shuffled, in effect" "$(shuffled 2)" "true null keep"
+
+echo 0 >$event/enable
+swaps1=$(awk '$1 == "shuffle_swap" {print $2}' /proc/vmstat)
+cp $tracing/trace "$PMEMRAM_OUT/shuffle-trace.txt"
+# "... mm_shuffle_zone_order: node=2 zone=Movable  order=10 range=(0x.. ~ 0x..)
+# nr_free=.. found=.. swaps=.. ns=..", one line per zone and order walked.
+walks=$(grep -o 'node=.*' "$PMEMRAM_OUT/shuffle-trace.txt")
+is "switching node 2 on walked its Movable zone once, at order $(cat /sys/kernel/mm/shuffle/order)" \
+	"$(grep -c "^node=2 " <<<"$walks") $(grep -c "^node=2 zone=Movable *order=$(cat /sys/kernel/mm/shuffle/order) " <<<"$walks")" "1 1"
+is "the walks' swaps add up to vmstat's shuffle_swap" \
+	"$(awk '{for (i = 1; i <= NF; i++) if ($i ~ /^swaps=/) n += substr($i, 7)} END {print n + 0}' <<<"$walks")" \
+	"$((swaps1 - swaps0))"
+# The zone's span from /proc/zoneinfo, in pages.
+span=$(awk '$1 == "Node" {n = $2 + 0; z = $4} n == 2 && z == "Movable" && $1 == "spanned" {print $2}' /proc/zoneinfo)
+# The widest range walked on node 2: switching it on walks the whole zone.
+widest=0
+while read -r start end; do
+	[ $((end - start)) -gt "$widest" ] && widest=$((end - start))
+done < <(sed -n 's/^node=2 zone=Movable .* range=(\(0x[0-9a-f]*\) ~ \(0x[0-9a-f]*\)).*/\1 \2/p' <<<"$walks")
+is "node 2's walk covered the zone's span ($span pages)" "$widest" "$span"
+is "nothing walked node 0, which stays unshuffled" "$(grep -c '^node=0 ' <<<"$walks")" 0
 done_testing
