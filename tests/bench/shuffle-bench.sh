@@ -4,12 +4,14 @@
 # Boots the nvdimm+hmat-direct guest three times in one run: shuffling per
 # node as HMAT decides (node 1, behind the memory-side cache, only), on every
 # node (page_alloc.shuffle=1, what 6.1 could do) and off
-# (page_alloc.shuffle=0).  Prints per variant: the boot shuffle time per GiB
-# shuffled, the time to hot-add the 1 GiB NVDIMM of node 2 (no cache) through
-# kmem per GiB, and for node 0 (DRAM, no cache) the page-fault throughput of
-# a fresh 512 MiB buffer, how physically contiguous it came out, and THP
-# faults that fell back; with ratios against "off".  Under TCG the absolute
-# figures are slow; the ratios are what to read.
+# (page_alloc.shuffle=0), each tracing shuffle:mm_shuffle_zone_order from boot.
+# Prints per variant: the boot shuffle time per GiB shuffled (from the log,
+# and from the traced walks, per node), the time to hot-add the 1 GiB NVDIMM
+# of node 2 (no cache) through kmem per GiB, and for node 0 (DRAM, no cache)
+# the page-fault throughput of a fresh 512 MiB buffer, how physically
+# contiguous it came out, and THP faults that fell back; with ratios against
+# "off".  Under TCG the absolute figures are slow; the ratios are what to
+# read.
 #
 # Usage: tests/bench/shuffle-bench.sh [ROUNDS]   (default 5 fault-in rounds)
 set -euo pipefail
@@ -19,9 +21,12 @@ rounds=${1:-5}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "usage: $0 [ROUNDS]: ROUNDS must be a positive number, not '$rounds'"
 "$repo/tests/deps.sh"
 for v in node all off; do
-	append=
-	[ "$v" = all ] && append=page_alloc.shuffle=1
-	[ "$v" = off ] && append=page_alloc.shuffle=0
+	# trace_clock=global: on a clock the kernel finds unstable (TCG) it
+	# switches the trace clock to global at late_initcall, and a clock
+	# switch empties the buffer, the boot's walks with it.
+	append="trace_event=shuffle:mm_shuffle_zone_order trace_clock=global"
+	[ "$v" = all ] && append+=" page_alloc.shuffle=1"
+	[ "$v" = off ] && append+=" page_alloc.shuffle=0"
 	"$repo/tests/vm/run.sh" -q -n "bench-shuffle-$v" -a "$append" \
 		-e "BENCH_ROUNDS=$rounds" bench-shuffle >&2 ||
 		bench_die "the '$v' boot failed; see $cache/runs/bench-shuffle-$v"
@@ -39,6 +44,7 @@ function row3(name, fmt, a, b, c) {
 FNR == 1 { v = FILENAME; sub(/.*bench-shuffle-/, "", v); sub(/\/.*/, "", v) }
 /^# BENCH shuffle=/ { state[v] = $3 " " $4 " " $5 }
 /^# BENCH boot_gap_ms=/ { gap[v] = val($0, "boot_gap_ms"); shufgib[v] = val($0, "boot_shuffled_kb") / 1048576 }
+/^# BENCH boot_walks/ { for (i = 0; i < 3; i++) { walks[v, i] = val($0, "node" i "_walks"); wms[v, i] = val($0, "node" i "_ms") } }
 /^# BENCH hotadd_ms=/ { hot[v] = val($0, "hotadd_ms"); hotgib[v] = val($0, "hotadd_kb") / 1048576 }
 /^# BENCH fault / {
 	mode = ($0 ~ /variant=no-thp/) ? "no-thp" : "thp"; k = ++n[v, mode]
@@ -58,6 +64,11 @@ END {
 	pg["node"] = shufgib["node"] > 0 ? gap["node"] / shufgib["node"] : 0
 	pg["all"] = shufgib["all"] > 0 ? (gap["all"] - gap["off"]) / shufgib["all"] : 0
 	row3("  boot shuffle cost, ms per GiB shuffled", "%12.1f", pg["node"], pg["all"], 0)
+	# The boot walks themselves, from the tracepoint: per node, walks (zones x orders) and ms.
+	for (i = 0; i < 3; i++)
+		printf "%-46s %5d/%-6.1f %5d/%-6.1f %5d/%-6.1f\n", "boot: node " i " walks traced / ms", walks["node", i], wms["node", i], walks["all", i], wms["all", i], walks["off", i], wms["off", i]
+	row3("  traced walks, ms per GiB shuffled", "%12.2f", shufgib["node"] > 0 ? (wms["node", 0] + wms["node", 1] + wms["node", 2]) / shufgib["node"] : 0,
+		shufgib["all"] > 0 ? (wms["all", 0] + wms["all", 1] + wms["all", 2]) / shufgib["all"] : 0, 0)
 	for (x in hot) ph[x] = hot[x] / hotgib[x]
 	row3("node 2 hot-add through kmem, ms per GiB", "%12.1f", ph["node"], ph["all"], ph["off"])
 	row3("  against off", "%12.2f", ph["node"] / ph["off"], ph["all"] / ph["off"], 1)

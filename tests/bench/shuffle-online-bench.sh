@@ -6,7 +6,9 @@
 # where the device lands; page_alloc.shuffle=0 does not).  Prints, per boot, the median ms per
 # block of the first 10 blocks and of the last 10, and their ratio: an
 # online shuffles only its own block against the zone, so the ratio stays near 1 however many
-# blocks are online already.  Under TCG the absolute times are slow; read the ratios.
+# blocks are online already.  On the shuffled boots the same for the shuffle walks alone, from
+# the shuffle:mm_shuffle_zone_order tracepoint: microseconds and free blocks found per block.  Under
+# TCG the absolute times are slow; read the ratios.
 #
 # Usage: tests/bench/shuffle-online-bench.sh
 set -euo pipefail
@@ -22,7 +24,8 @@ for v in 10 0 off; do
 done
 
 for v in 10 0 off; do
-	grep -h '^# BENCH per_block_ms' "$cache/runs/bench-online-shuffled-$v/share/out/result.tap"
+	grep -h -e '^# BENCH per_block_ms' -e '^# BENCH walk_us_found' \
+		"$cache/runs/bench-online-shuffled-$v/share/out/result.tap"
 done | awk '
 function median(a, lo, hi,   i, j, t, n, b) {
 	n = 0
@@ -32,9 +35,12 @@ function median(a, lo, hi,   i, j, t, n, b) {
 }
 {
 	info = ""; n = 0
-	for (i = 4; i <= NF; i++) if ($i ~ /=/) info = info " " $i; else v[++n] = $i
-	if (n < 20) { printf "per-block online%s: only %d blocks\n", info, n; next }
+	for (i = 4; i <= NF; i++) if ($i ~ /=/) info = info " " $i; else { split($i, p, "/"); v[++n] = p[1]; w[n] = p[2] }
+	what = $3 == "walk_us_found" ? "  shuffle walks alone, us" : "online, ms"
+	if (n < 20) { printf "%s per block%s: only %d blocks\n", what, info, n; next }
 	first = median(v, 1, 10); last = median(v, n - 9, n)
-	printf "online, ms per block as the zone grows (%s, %d blocks): first 10 %.2f, last 10 %.2f: ratio %.2f\n",
-		substr(info, 2), n, first, last, last / first
+	printf "%s per block as the zone grows (%s, %d blocks): first 10 %.2f, last 10 %.2f: ratio %.2f\n",
+		what, substr(info, 2), n, first, last, last / first
+	if ($3 == "walk_us_found")
+		printf "  shuffle walks alone, free blocks found per block: first 10 %d, last 10 %d\n", median(w, 1, 10), median(w, n - 9, n)
 }'

@@ -9,7 +9,7 @@ set -u
 
 rounds=${BENCH_ROUNDS:-5}
 probe=/usr/lib/pmemram-test/pagemap-contig
-plan 4
+plan 6
 bench() { echo "# BENCH $*"; }
 
 bench "shuffle=$(cat /sys/kernel/mm/shuffle/enabled) reason=$(cat /sys/kernel/mm/shuffle/reason) nodes=$(cat /sys/kernel/mm/shuffle/nodes)"
@@ -42,6 +42,27 @@ cmdline)
 esac
 ok "boot shuffle gap measured" test -n "$gap"
 bench "boot_gap_ms=$gap boot_shuffled_kb=$shuffled_kb node1_kb=$(node_kb 1)"
+
+# The bench boots with trace_event=shuffle:mm_shuffle_zone_order (and
+# trace_clock=global, so that no clock switch empties the buffer), which
+# then holds every walk the boot made: per node, the walks (one per zone
+# and order) and their time.  The nodes walked are those shuffled.
+tracing=/sys/kernel/tracing
+[ -e $tracing/trace ] || mount -t tracefs nodev $tracing
+is "the boot traced shuffle:mm_shuffle_zone_order" \
+	"$(cat $tracing/events/shuffle/mm_shuffle_zone_order/enable)" 1
+echo 0 >$tracing/events/shuffle/mm_shuffle_zone_order/enable
+walks=$(grep -o 'node=.*' $tracing/trace | awk '
+	{ n = substr($1, 6); walks[n]++; for (i = 2; i <= NF; i++) if ($i ~ /^ns=/) ns[n] += substr($i, 4) }
+	END { for (n = 0; n < 3; n++) printf " node%d_walks=%d node%d_ms=%.2f", n, walks[n], n, ns[n] / 1e6 }')
+walked= expected=
+for n in 0 1 2; do
+	[[ "$walks " =~ " node${n}_walks=0 " ]] || walked+=${walked:+,}$n
+	node_in_list "$n" "$(cat /sys/kernel/mm/shuffle/nodes)" &&
+		node_in_list "$n" "$(cat /sys/devices/system/node/has_memory)" && expected+=${expected:+,}$n
+done
+is "the boot walked the shuffled nodes with memory" "$walked" "$expected"
+bench "boot_walks$walks"
 
 boot_kb=$(meminfo_kb MemTotal)
 
