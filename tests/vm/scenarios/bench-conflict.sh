@@ -77,6 +77,7 @@ work_pid=
 start_work() {
 	local out=$1
 	shift
+	rm -f "$out"
 	numactl --membind=$node "$work" "$@" >"$out" &
 	work_pid=$!
 	wait_for 900 'grep -q ^ready "$out"' || { stop_work "$work_pid"; return 1; }
