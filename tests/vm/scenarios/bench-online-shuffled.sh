@@ -25,7 +25,7 @@ must "load kmem" modprobe kmem
 floor_bind "$dev" || bail "cannot bind kmem to $dev"
 udevadm settle --timeout=600 || bail "udev did not settle after binding kmem to $dev"
 node=$(cat "/sys/bus/dax/devices/$dev/target_node")
-swaps=$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)
+swaps=$(vmstat shuffle_swap)
 tracing=/sys/kernel/tracing
 [ -e $tracing/trace ] || mount -t tracefs nodev $tracing
 event=$tracing/events/shuffle/mm_shuffle_zone_order
@@ -56,11 +56,11 @@ fi
 is "node $node shuffled: $shuffled" "$(cat "/sys/devices/system/node/node$node/shuffle/enabled")" "$shuffled"
 if [ "$shuffled" = 1 ]; then
 	ok "the onlines shuffled pages (shuffle_swap grew)" \
-		test "$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)" -gt "$swaps"
+		test "$(vmstat shuffle_swap)" -gt "$swaps"
 else
-	is "the onlines shuffled nothing" "$(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat)" "$swaps"
+	is "the onlines shuffled nothing" "$(vmstat shuffle_swap)" "$swaps"
 fi
-note "BENCH per_block_ms node=$node shuffled=$shuffled order=$(cat /sys/kernel/mm/shuffle/order) swaps=$(($(awk '$1 == "shuffle_swap" { print $2 }' /proc/vmstat) - swaps)) ${per_block[*]}"
+note "BENCH per_block_ms node=$node shuffled=$shuffled order=$(cat /sys/kernel/mm/shuffle/order) swaps=$(($(vmstat shuffle_swap) - swaps)) ${per_block[*]}"
 [ -z "$walks" ] || note "BENCH walk_us_found node=$node order=$(cat /sys/kernel/mm/shuffle/order) $walks"
 
 done_testing

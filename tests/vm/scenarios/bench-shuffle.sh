@@ -79,15 +79,14 @@ bench "hotadd_ms=$(((t1 - t0) / 1000000)) hotadd_kb=$added_kb"
 # memory-side cache), with and without THP, several rounds each; the probe's
 # line also says how physically contiguous the buffer came out (ratio) and
 # whether THP backed it.
-vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 fails=0
 for thp in thp no-thp; do
 	opt=
 	[ "$thp" = no-thp ] && opt=--no-thp
 	for r in $(seq "$rounds"); do
-		a0=$(vmstat_of thp_fault_alloc) f0=$(vmstat_of thp_fault_fallback)
+		a0=$(vmstat thp_fault_alloc) f0=$(vmstat thp_fault_fallback)
 		line=$(numactl --membind=0 "$probe" $opt 512 4) || fails=$((fails + 1))
-		bench "fault variant=$thp round=$r $line thp_alloc=$(($(vmstat_of thp_fault_alloc) - a0)) thp_fallback=$(($(vmstat_of thp_fault_fallback) - f0))"
+		bench "fault variant=$thp round=$r $line thp_alloc=$(($(vmstat thp_fault_alloc) - a0)) thp_fallback=$(($(vmstat thp_fault_fallback) - f0))"
 	done
 done
 is "every fault-in round ran" "$fails" 0

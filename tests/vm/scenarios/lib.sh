@@ -59,6 +59,8 @@ done_testing() { [ "$_tap_failed" = 0 ]; }
 note() { echo "# $*"; }
 
 meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+# vmstat NAME: a /proc/vmstat counter.
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 block_size() { printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)"; }
 
 # kmem_ranges: "start end" (hex, inclusive) of each System RAM (kmem) range.

@@ -10,7 +10,6 @@ set -u
 . ./lib.sh
 
 plan 8
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
 node1=/sys/devices/system/node/node1
 

@@ -67,7 +67,7 @@ tracing=/sys/kernel/tracing
 event=$tracing/events/shuffle/mm_shuffle_zone_order
 must "clear the trace buffer" sh -c ": >$tracing/trace"
 must "enable shuffle:mm_shuffle_zone_order" sh -c "echo 1 >$event/enable"
-swaps0=$(awk '$1 == "shuffle_swap" {print $2}' /proc/vmstat)
+swaps0=$(vmstat shuffle_swap)
 must "(re)start pmemramd with shuffle-nodes = 1-2 and a claim" systemctl restart pmemramd.service
 ok "node 2 has no memory yet" no_memory 2
 D=$(mkns ns0 devdax 512M "$u") || bail "cannot create the namespace"
@@ -77,7 +77,7 @@ is "nodes 1-2 shuffled, 0 not" "$(node 0), $(node 1), $(cat /sys/kernel/mm/shuff
 is "status --json: node 2 shuffled, in effect" "$(shuffled 2)" "true null keep"
 
 echo 0 >$event/enable
-swaps1=$(awk '$1 == "shuffle_swap" {print $2}' /proc/vmstat)
+swaps1=$(vmstat shuffle_swap)
 cp $tracing/trace "$PMEMRAM_OUT/shuffle-trace.txt"
 # "... mm_shuffle_zone_order: node=2 zone=Movable  order=10 range=(0x.. ~ 0x..)
 # nr_free=.. found=.. swaps=.. ns=..", one line per zone and order walked.

@@ -30,7 +30,6 @@ within() {
 	fi
 }
 want() { if [ "$1" = 1 ]; then echo "<= 0.05"; else echo ">= 0.8"; fi; }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 node2=/sys/devices/system/node/node2/shuffle
 forced_off=0
 grep -qw 'page_alloc\.shuffle=0' /proc/cmdline && forced_off=1

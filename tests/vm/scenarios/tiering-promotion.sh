@@ -28,7 +28,6 @@ pages() {
 	anon_nodes "$2" | tr ' ' '\n' | awk -F= -v want=" $want " '
 		{ n = substr($1, 2) } index(want, " " n " ") { s += $2 } END { print s + 0 }'
 }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 u=$(new_uuid)
