@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Show that the bench fails when it should: a failed assertion, a kernel
 # Call Trace with all assertions passing, a hung scenario (with its vCPUs'
-# kernel symbols) and a failure in the
-# first of two boots must each make
-# run.sh fail, with the reason in its report.  Ends with "N passed, N failed".
+# kernel symbols), a failure in the first of two boots and QEMU dying
+# twice before the scenario starts must each make run.sh fail, with the
+# reason in its report; QEMU dying once before the scenario starts is
+# retried, and the scenario then runs.  Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -34,5 +35,26 @@ expect_fail selftest/kernel-trace 'kernel trouble in .*Call Trace'
 expect_fail selftest/hang 'timed out after 60s
 vCPUs just before the timeout: [a-z_0-9.]+\+0x[0-9a-f]+ x[0-9]+' -T 60
 expect_fail selftest/failing-first-boot 'boot 1: 1 assertion\(s\) failed'
+# crash_qemu NAME TIMES: SIGSEGV the QEMU of run NAME as soon as it starts,
+# TIMES times, as QEMU 7.2's multi-threaded TCG now and then does itself.
+crash_qemu() {
+	local n=0 pid seen= tries=0
+	while [ "$n" -lt "$2" ] && [ "$tries" -lt 600 ]; do
+		pid=$(pgrep -f "^qemu-system-x86_64 .*/runs/$1/" | head -n 1 || true)
+		if [ -n "$pid" ] && [ "$pid" != "$seen" ]; then
+			kill -SEGV "$pid" 2>/dev/null || true
+			seen=$pid n=$((n + 1))
+		fi
+		sleep 0.2
+		tries=$((tries + 1))
+	done
+}
+crash_qemu selftest-crash-once 1 &
+expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong
+note: boot 1 retried: in the first attempt, qemu died of signal 11 before the scenario started' -n selftest-crash-once
+wait
+crash_qemu selftest-crash-twice 2 &
+expect_fail selftest/failing-assertion 'boot 1: qemu died of signal 11 before the scenario started, twice' -n selftest-crash-twice
+wait
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
