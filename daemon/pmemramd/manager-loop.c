@@ -236,6 +236,7 @@ void manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->monitor_source);
 	sd_event_source_disable_unref(m->coalesce_source);
 	sd_event_source_disable_unref(m->settle_source);
+	sd_event_source_disable_unref(m->followup_source);
 	udev_monitor_unref(m->monitor);
 	udev_unref(m->udev);
 	pmemram_reconcile_result_free(m->last);
@@ -352,6 +353,7 @@ int manager_run(struct manager *m)
 	}
 
 	r = sd_event_loop(m->event);
+	manager_followup_flush(m);
 	(void)sd_notify(false, "STOPPING=1");
 	/* A release half done would leave blocks offline and the hold unsettled: let it end. */
 	manager_release_wait(m);

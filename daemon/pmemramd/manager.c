@@ -630,6 +630,8 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 	log_result(userdata, res);
 }
 
+static int on_followup(sd_event_source *s, void *userdata);
+
 int manager_reconcile(struct manager *m, const char *why)
 {
 	char record[PATH_MAX];
@@ -647,11 +649,12 @@ int manager_reconcile(struct manager *m, const char *why)
 		.n_held = m->n_held,
 	};
 	struct pmemram_reconcile_result *res = NULL;
-	struct pmemram_topology *topology = NULL;
 	uint64_t start = now_usec(CLOCK_MONOTONIC), seq_from;
 	char summary[256];
 	int r;
 
+	/* The last reconcile's followup reads its result, which this one replaces. */
+	manager_followup_flush(m);
 	/* A release in its child process owns the device's blocks until it ended; it asks for a
 	 * reconcile then. */
 	if (m->release) {
@@ -713,6 +716,21 @@ int manager_reconcile(struct manager *m, const char *why)
 	if (res->onlined_error < 0)
 		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
 		       m->runtime_dir, strerror(-res->onlined_error));
+	m->followup_pending = true;
+	if (!m->event || sd_event_add_defer(m->event, &m->followup_source, on_followup, m) < 0)
+		manager_followup_flush(m);
+	return r;
+}
+
+/* What follows a reconcile and changes no device: the classes, the shuffle policy, the export
+ * and the devices' provenance for status.  It runs from the event loop once the reconcile's
+ * caller is done, so that a client that asked for the reconcile has its reply (the devices
+ * verified online) first; anything that reads what it writes flushes it first. */
+static void reconcile_followup(struct manager *m)
+{
+	struct pmemram_topology *topology = NULL;
+
+	m->followup_pending = false;
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);
@@ -720,18 +738,30 @@ int manager_reconcile(struct manager *m, const char *why)
 	if (!topology && pmemram_topology_read(m->ctx, &topology) < 0)
 		topology = NULL;
 	manager_apply_shuffle(m, topology);
-	manager_export_note_reconcile(m, r, m->last_duration_usec);
+	manager_export_note_reconcile(m, m->last_r, m->last_duration_usec);
 	manager_export_write(m, TAKE_PTR(topology));
 	/* Status serves where each device comes from and who onlined it as this observation shows it:
 	 * a status request reads nothing. */
 	json_object_put(m->dax_devices);
 	m->dax_devices = NULL;
-	if (pmemram_provenance_observed_json(res->observation, m->runtime_dir, &m->dax_devices) < 0)
+	if (pmemram_provenance_observed_json(m->last->observation, m->runtime_dir, &m->dax_devices) < 0)
 		m->dax_devices = NULL;
 	/* Nothing else needs the observation: the daemon idles small. */
 	m->last->observation = pmemram_observation_free(m->last->observation);
 	manager_notify_status(m);
-	return r;
+}
+
+static int on_followup(_unused_ sd_event_source *s, void *userdata)
+{
+	manager_followup_flush(userdata);
+	return 0;
+}
+
+void manager_followup_flush(struct manager *m)
+{
+	m->followup_source = sd_event_source_disable_unref(m->followup_source);
+	if (m->followup_pending)
+		reconcile_followup(m);
 }
 
 /* ---- status --------------------------------------------------------------------------------- */
@@ -742,6 +772,8 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 	struct json_object *held = json_object_new_array(), *claims = json_object_new_array(), *rec = NULL;
 	bool ok;
 
+	/* Status shows the classes and provenance of the last reconcile. */
+	manager_followup_flush(m);
 	ok = json_add(o, "daemon", d);
 	ok = json_add(d, "held", held) && ok;
 	ok = json_add(d, "claims", claims) && ok;

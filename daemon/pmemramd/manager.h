@@ -76,7 +76,9 @@ struct manager {
 
 	/* the last reconcile */
 	struct pmemram_reconcile_result *last;
-	struct json_object *dax_devices; /* each device's provenance, from its observation; NULL: none */
+	struct json_object *dax_devices;  /* each device's provenance, from its observation; NULL: none */
+	bool followup_pending;		  /* its classes, shuffle, export and provenance are not done */
+	sd_event_source *followup_source; /* does them from the loop, after the reply */
 	int last_r;
 	uint64_t last_usec; /* CLOCK_REALTIME when it finished */
 	uint64_t last_duration_usec;
@@ -162,6 +164,8 @@ void manager_log_library(struct pmemram_ctx *ctx, int priority, const char *file
 int manager_load_config(struct manager *m, bool initial);
 /* Reconcile now: returns the reconcile's code; m->last holds the result. */
 int manager_reconcile(struct manager *m, const char *why);
+/* Run the last reconcile's followup (classes, shuffle, export, provenance) now if it is pending. */
+void manager_followup_flush(struct manager *m);
 /* Ask for a reconcile soon (coalescing uevents). */
 void manager_schedule_reconcile(struct manager *m);
 int manager_hold(struct manager *m, const char *device);
