@@ -2,6 +2,7 @@
 /* pmemramd: configuration, reconcile glue, holds and the status it reports. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -746,8 +747,10 @@ static void reconcile_followup(struct manager *m)
 	m->dax_devices = NULL;
 	if (pmemram_provenance_observed_json(m->last->observation, m->runtime_dir, &m->dax_devices) < 0)
 		m->dax_devices = NULL;
-	/* Nothing else needs the observation: the daemon idles small. */
+	/* Nothing else needs the observation: the daemon idles small.  What the reconcile allocated
+	 * is free now, much of it in the arenas of the user scan's threads: give those pages back. */
 	m->last->observation = pmemram_observation_free(m->last->observation);
+	(void)malloc_trim(0);
 	manager_notify_status(m);
 }
 
