@@ -68,13 +68,17 @@ static void test_values(void **state)
 			       "[claim \"r\"]\n"
 			       "match = region:region12\n"
 			       "create = devdax\n"
+			       "[claim \"cxl\"]\n"
+			       "match = cxl-memdev:0x1234\n"
+			       "create-region = pmem\n"
+			       "create = devdax\n"
 			       "[claim \"everything\"]\r\n"
 			       "match = all-devdax", /* no final newline */
 			       &c, &e),
 			 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_ON);
-	assert_int_equal(c->n_claims, 4);
+	assert_int_equal(c->n_claims, 5);
 
 	claim = pmemram_config_find_claim(c, "fast-tier");
 	assert_non_null(claim);
@@ -95,6 +99,9 @@ static void test_values(void **state)
 	assert_string_equal(pmemram_config_find_claim(c, "r")->match_value, "region12");
 	assert_true(pmemram_config_find_claim(c, "r")->create);
 	assert_false(pmemram_config_find_claim(c, "dev")->create);
+	assert_false(pmemram_config_find_claim(c, "r")->create_region);
+	assert_true(pmemram_config_find_claim(c, "cxl")->create_region);
+	assert_true(pmemram_config_find_claim(c, "cxl")->create);
 	assert_int_equal(pmemram_config_find_claim(c, "everything")->match, PMEMRAM_MATCH_ALL_DEVDAX);
 	assert_null(pmemram_config_find_claim(c, "nope"));
 }
@@ -375,7 +382,7 @@ static void test_syntax_errors(void **state)
 		"a.conf", "[global]\nshufle = on\n",
 		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
-		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert, create)");
+		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert, create, create-region)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
 	expect_error("a.conf", "[device dax0.0]\nmatch = all-devdax\n",
 		     "a.conf:1: unknown section '[device dax0.0]' (expected [global], [claim \"NAME\"] or [class "
@@ -537,8 +544,9 @@ static void test_online_at_bind(void **state)
 		     "a.conf:2: key 'online-at-bind': expected 'no' or 'yes', got 'off'");
 	expect_error("a.conf", "[global]\nonline-at-bind = yes\nonline-at-bind = no\n",
 		     "a.conf:3: key 'online-at-bind': already set at line 2");
-	expect_error("a.conf", "[claim \"c\"]\nonline-at-bind = yes\n",
-		     "a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert, create)");
+	expect_error(
+		"a.conf", "[claim \"c\"]\nonline-at-bind = yes\n",
+		"a.conf:2: key 'online-at-bind': unknown in [claim] (known: match, online, convert, create, create-region)");
 }
 
 static void test_promotion(void **state)
@@ -677,6 +685,17 @@ static void test_verify_errors(void **state)
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\ncreate = devdax\n",
 		     "a.conf:3: key 'create': 'devdax' needs 'match = region:regionN', claim 'x' has 'match = all-devdax' "
 		     "(a.conf:2)");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate = devdax\n",
+		     "a.conf:3: key 'create': 'devdax' with 'match = cxl-memdev:0x1' needs 'create-region = pmem' in "
+		     "claim 'x'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = region:region0\ncreate-region = pmem\ncreate = devdax\n",
+		     "a.conf:3: key 'create-region': 'pmem' needs 'match = cxl-memdev:SERIAL', claim 'x' has 'match = "
+		     "region:region0' (a.conf:2)");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = pmem\n",
+		     "a.conf:3: key 'create-region': 'pmem' needs 'create = devdax' in claim 'x': a pmem region "
+		     "without a namespace gives no memory");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = ram\n",
+		     "a.conf:3: key 'create-region': expected 'pmem', got 'ram'");
 	expect_error("a.conf", "[claim \"x\"]\nonline = normal\n", "a.conf:1: claim 'x': key 'match' missing");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:" UUID "\n[claim \"y\"]\nmatch = uuid:" UUID "\n",
 		     "a.conf:4: key 'match': 'uuid:" UUID "' already claimed by 'x' (a.conf:2)");

@@ -559,6 +559,15 @@ static void key_create(struct parser *p, const char *key, const char *value)
 		p->claim->create = true;
 }
 
+static void key_create_region(struct parser *p, const char *key, const char *value)
+{
+	static const char *const kinds[] = { "pmem" };
+	int i = parse_choice(p, key, value, kinds, ELEMENTSOF(kinds));
+
+	if (i >= 0 && set_once(p, key, &p->claim->create_region_set))
+		p->claim->create_region = true;
+}
+
 static void key_online_at_bind(struct parser *p, const char *key, const char *value)
 {
 	int i = parse_choice(p, key, value, bool_names, ELEMENTSOF(bool_names));
@@ -699,6 +708,7 @@ static const struct key_def {
 	{ SECTION_CLAIM, "online", key_online },
 	{ SECTION_CLAIM, "convert", key_convert },
 	{ SECTION_CLAIM, "create", key_create },
+	{ SECTION_CLAIM, "create-region", key_create_region },
 	{ SECTION_CLASS, "nodes", key_nodes },
 	{ SECTION_CLASS, "mode", key_mode },
 	{ SECTION_CLASS, "protect", key_protect },
@@ -770,6 +780,7 @@ static bool add_claim(struct parser *p, const char *name)
 		.zone_set.file = -1,
 		.convert_set.file = -1,
 		.create_set.file = -1,
+		.create_region_set.file = -1,
 		.defined = { .file = p->file_index, .line = p->line },
 	};
 	strcpy(claims[c->n_claims].name, name);
@@ -1046,11 +1057,31 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 				     a->name, m, pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
 			failed = true;
 		}
-		if (a->create && a->match != PMEMRAM_MATCH_REGION) {
+		if (a->create && a->match == PMEMRAM_MATCH_CXL_MEMDEV && !a->create_region) {
+			origin_error(
+				c, errors, a->create_set,
+				"key 'create': 'devdax' with 'match = %s' needs 'create-region = pmem' in claim '%s'",
+				m, a->name);
+			failed = true;
+		} else if (a->create && a->match != PMEMRAM_MATCH_REGION && a->match != PMEMRAM_MATCH_CXL_MEMDEV) {
 			origin_error(
 				c, errors, a->create_set,
 				"key 'create': 'devdax' needs 'match = region:regionN', claim '%s' has 'match = %s' (%s)",
 				a->name, m, pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
+			failed = true;
+		}
+		if (a->create_region && a->match != PMEMRAM_MATCH_CXL_MEMDEV) {
+			origin_error(c, errors, a->create_region_set,
+				     "key 'create-region': 'pmem' needs 'match = cxl-memdev:SERIAL', claim '%s' has "
+				     "'match = %s' (%s)",
+				     a->name, m,
+				     pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
+			failed = true;
+		} else if (a->create_region && !a->create) {
+			origin_error(c, errors, a->create_region_set,
+				     "key 'create-region': 'pmem' needs 'create = devdax' in claim '%s': a pmem region "
+				     "without a namespace gives no memory",
+				     a->name);
 			failed = true;
 		}
 

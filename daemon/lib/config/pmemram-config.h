@@ -76,9 +76,10 @@ struct pmemram_claim {
 	int node;				   /* PMEMRAM_MATCH_HMEM_NODE */
 	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
 	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
-	bool create;	  /* create = devdax: a devdax namespace over the region's free space */
-	bool from_daxctl; /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
-	struct pmemram_config_origin defined, match_set, zone_set, convert_set, create_set;
+	bool create;	    /* create = devdax: a devdax namespace over the region's free space */
+	bool create_region; /* create-region = pmem: the CXL memdev's pmem region when it has none */
+	bool from_daxctl;   /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
+	struct pmemram_config_origin defined, match_set, zone_set, convert_set, create_set, create_region_set;
 };
 
 /* What became of a [reconfigure-device NAME] section of daxctl.conf.d. */
