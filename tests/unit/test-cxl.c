@@ -288,6 +288,124 @@ static void test_needs_root(void **state)
 	free(out);
 }
 
+/* What create-region = pmem needs: bus/cxl/devices as the cxl-pmem guest shows it, mem0 in region0
+ * (pmemram's, by its UUID), mem1 in none, both below host bridge pci0000:0c, dport 12 of root0,
+ * which root decoder decoder0.0 (one way, pmem) targets. */
+static void add_topology(const char *root)
+{
+	L(root, "bus/cxl/devices/root0", "../../../" ROOT0);
+	L(root, ROOT0 "/dport12", "../../../pci0000:0c");
+	L(root, "bus/cxl/devices/decoder0.0", "../../../" ROOT0 "/decoder0.0");
+	W(root, ROOT0 "/decoder0.0/cap_pmem", "1\n");
+	W(root, ROOT0 "/decoder0.0/interleave_ways", "1\n");
+	W(root, ROOT0 "/decoder0.0/target_list", "12\n");
+	for (int n = 0; n < 2; n++) {
+		char path[160], target[160];
+
+		snprintf(path, sizeof(path), "bus/cxl/devices/mem%d", n);
+		snprintf(target, sizeof(target), "../../../devices/pci0000:0c/0000:0c:00.0/0000:0d:0%d.0/mem%d", n, n);
+		L(root, path, target);
+		snprintf(path, sizeof(path), "devices/pci0000:0c/0000:0c:00.0/0000:0d:0%d.0/mem%d/pmem/size", n, n);
+		W(root, path, "0x20000000\n");
+		snprintf(path, sizeof(path), "bus/cxl/devices/endpoint%d", n + 2);
+		snprintf(target, sizeof(target), "../../../" ROOT0 "/port1/endpoint%d", n + 2);
+		L(root, path, target);
+		snprintf(path, sizeof(path), ROOT0 "/port1/endpoint%d/decoder%d.0/dpa_size", n + 2, n + 2);
+		W(root, path, n == 0 ? "0x20000000\n" : "0x0\n");
+		snprintf(path, sizeof(path), ROOT0 "/port1/endpoint%d/decoder%d.0/region", n + 2, n + 2);
+		W(root, path, n == 0 ? "region0\n" : "\n");
+	}
+	W(root, ROOT0 "/decoder0.0/region0/uuid", "c0ffee00-0000-8000-8000-000000000000\n");
+	W(root, ROOT0 "/decoder0.0/region0/commit", "1\n");
+	W(root, "bus/cxl/drivers/cxl_region/uevent", "\n");
+	L(root, ROOT0 "/decoder0.0/region0/driver", "../../../../../../bus/cxl/drivers/cxl_region");
+}
+
+/* The memdevs or the CXL regions read again, the previous list freed. */
+static void reread(void **state, struct pmemram_observed_memdev **m, struct pmemram_observed_cxl_region **r, size_t *n)
+{
+	if (m) {
+		free(*m);
+		assert_int_equal(pmemram_cxl_memdevs_read(ENV(state)->ctx, m, n), 0);
+	} else {
+		free(*r);
+		assert_int_equal(pmemram_cxl_regions_read(ENV(state)->ctx, r, n), 0);
+	}
+}
+
+static void test_memdevs(void **state)
+{
+	_cleanup_(freep) struct pmemram_observed_memdev *m = NULL;
+	_cleanup_(freep) struct pmemram_observed_cxl_region *r = NULL;
+	const char *root = ENV(state)->root;
+	size_t n = 9;
+
+	add_topology(root);
+	reread(state, &m, NULL, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(m[0].name, "mem0");
+	assert_int_equal(m[0].serial, 0x5eed0001);
+	assert_int_equal(m[0].pmem_size, 512 << 20);
+	assert_string_equal(m[0].endpoint, "endpoint2");
+	assert_string_equal(m[0].decoder, "decoder2.0");
+	assert_string_equal(m[0].region, "region0");
+	assert_int_equal(m[0].dpa_size, 512 << 20);
+	assert_string_equal(m[0].root_decoder, "decoder0.0");
+	assert_int_equal(m[0].error, 0);
+	assert_string_equal(m[1].name, "mem1");
+	assert_string_equal(m[1].endpoint, "endpoint3");
+	assert_string_equal(m[1].decoder, "");
+	assert_string_equal(m[1].region, "");
+	assert_int_equal(m[1].dpa_size, 0);
+	assert_string_equal(m[1].root_decoder, "decoder0.0");
+
+	reread(state, NULL, &r, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(r[0].name, "region0");
+	assert_string_equal(r[0].root_decoder, "decoder0.0");
+	assert_string_equal(r[0].uuid, "c0ffee00-0000-8000-8000-000000000000");
+	assert_int_equal(r[0].size, 512 << 20);
+	assert_true(r[0].committed);
+	assert_true(r[0].enabled);
+
+	/* Half made: no commit, no driver, a null UUID. */
+	assert_int_equal(fake_sysfs_remove(root, ROOT0 "/decoder0.0/region0/driver"), 0);
+	W(root, ROOT0 "/decoder0.0/region0/commit", "0\n");
+	W(root, ROOT0 "/decoder0.0/region0/uuid", "00000000-0000-0000-0000-000000000000\n");
+	reread(state, NULL, &r, &n);
+	assert_false(r[0].committed);
+	assert_false(r[0].enabled);
+	assert_string_equal(r[0].uuid, "");
+
+	/* DPA held outside a region; a root decoder of two ways, or for another dport, does not fit;
+	 * nor does one without pmem. */
+	W(root, ROOT0 "/port1/endpoint3/decoder3.0/dpa_size", "0x10000000\n");
+	W(root, ROOT0 "/decoder0.0/target_list", "12,13\n");
+	reread(state, &m, NULL, &n);
+	assert_string_equal(m[1].decoder, "decoder3.0");
+	assert_int_equal(m[1].dpa_size, 256 << 20);
+	assert_string_equal(m[1].root_decoder, "");
+	W(root, ROOT0 "/decoder0.0/target_list", "12\n");
+	W(root, ROOT0 "/decoder0.0/cap_pmem", "0\n");
+	reread(state, &m, NULL, &n);
+	assert_string_equal(m[1].root_decoder, "");
+
+	/* An unreadable memdev is listed with what could not be read. */
+	assert_int_equal(fake_sysfs_remove(root, MEMDEV(1) "/pmem/size"), 0);
+	reread(state, &m, NULL, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[1].error, -ENOENT);
+	assert_true(strstr(m[1].error_path, "mem1/pmem/size") != NULL);
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+
+	/* No CXL bus: none. */
+	assert_int_equal(fake_sysfs_remove(root, "bus/cxl"), 0);
+	reread(state, &m, NULL, &n);
+	assert_int_equal(n, 0);
+	reread(state, NULL, &r, &n);
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test_setup_teardown(test_torn_down, setup, fake_env_teardown),
 		cmocka_unit_test(test_needs_root),
+		cmocka_unit_test_setup_teardown(test_memdevs, setup, fake_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

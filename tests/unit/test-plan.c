@@ -33,6 +33,8 @@ struct world {
 	struct pmemram_observed_dax devices[4];
 	struct pmemram_observed_namespace namespaces[2];
 	struct pmemram_observed_region regions[2];
+	struct pmemram_observed_memdev memdevs[2];
+	struct pmemram_observed_cxl_region cxl_regions[2];
 	struct pmemram_observed o;
 };
 
@@ -88,6 +90,8 @@ static void world_init(struct world *w)
 		.devices = w->devices,
 		.namespaces = w->namespaces,
 		.regions = w->regions,
+		.memdevs = w->memdevs,
+		.cxl_regions = w->cxl_regions,
 	};
 	add_blocks(w, 0, 8, PMEMRAM_BLOCK_ONLINE, PMEMRAM_ZONE_NORMAL, 0);
 }
@@ -1477,6 +1481,177 @@ static void test_bad_input(void **state)
 	assert_ptr_equal(p, (void *)0x1);
 }
 
+/* ---- create-region = pmem -------------------------------------------------------------- */
+
+#define CLAIM_CXL                                                                                 \
+	"[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0001\ncreate-region = pmem\ncreate = devdax\n" \
+	"online = movable\n"
+
+/* mem0 (serial 0x5eed0001), 512 MiB of pmem plus a bit, under root decoder decoder0.0, in no region. */
+static struct pmemram_observed_memdev *add_memdev(struct world *w)
+{
+	struct pmemram_observed_memdev *m = &w->memdevs[w->o.n_memdevs++];
+
+	*m = (struct pmemram_observed_memdev){ .serial = 0x5eed0001, .pmem_size = 512 * MiB + 2 * MiB };
+	strcpy(m->name, "mem0");
+	strcpy(m->endpoint, "endpoint2");
+	strcpy(m->root_decoder, "decoder0.0");
+	return m;
+}
+
+static struct pmemram_observed_cxl_region *add_cxl_region(struct world *w, const char *uuid, bool committed,
+							  bool enabled)
+{
+	struct pmemram_observed_cxl_region *r = &w->cxl_regions[w->o.n_cxl_regions++];
+
+	*r = (struct pmemram_observed_cxl_region){ .size = 512 * MiB, .committed = committed, .enabled = enabled };
+	strcpy(r->name, "region0");
+	strcpy(r->root_decoder, "decoder0.0");
+	strcpy(r->uuid, uuid);
+	return r;
+}
+
+/* The memdev in the claim's region: its endpoint decoder names it. */
+static void memdev_in_region(struct pmemram_observed_memdev *m)
+{
+	strcpy(m->decoder, "decoder2.0");
+	strcpy(m->region, "region0");
+	m->dpa_size = 512 * MiB;
+}
+
+static void test_cxl_region_create(void **state)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+	char uuid[PMEMRAM_UUID_STRING_MAX], text[PMEMRAM_PLAN_TEXT_MAX];
+	struct world w;
+
+	/* The region's UUID comes from the claim's name alone, and differs from its namespace's. */
+	pmemram_cxl_region_uuid_string("cxl", uuid);
+	assert_string_equal(uuid, pmemram_cxl_region_uuid_string("cxl", text));
+	assert_string_not_equal(uuid, pmemram_create_uuid_string("cxl", text));
+	assert_string_not_equal(uuid, pmemram_cxl_region_uuid_string("cxl2", text));
+
+	world_init(&w);
+	add_memdev(&w);
+	p = plan(&w, CLAIM_CXL);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+	assert_string_equal(p->actions[0].decoder, "decoder0.0");
+	assert_int_equal(p->actions[0].size, 512 * MiB); /* 256 MiB aligned */
+	assert_string_equal(p->actions[0].uuid, uuid);
+	assert_string_equal(p->actions[0].claim, "cxl");
+	assert_int_equal(p->n_verdicts, 1);
+	assert_string_equal(p->verdicts[0].device, "mem0");
+	assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+		       "create a CXL pmem region of 512 MiB on decoder0.0 for mem0 (serial 0x5eed0001)");
+	assert_int_equal(p->n_unmatched, 0);
+	assert_string_equal(pmemram_action_describe(&p->actions[0], text, sizeof(text)),
+			    "mem0: create CXL pmem region of 512 MiB on decoder0.0 (or finish it), DESTROYING ANY DATA "
+			    "THERE");
+	p = pmemram_plan_free(p);
+
+	/* Without the opt-in, or for another serial, the memdev is left alone. */
+	p = plan(&w, "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0001\n");
+	assert_int_equal(p->n_actions, 0);
+	assert_int_equal(p->n_verdicts, 0);
+	assert_int_equal(p->n_unmatched, 1);
+	p = pmemram_plan_free(p);
+	p = plan(&w, "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0002\ncreate-region = pmem\ncreate = devdax\n");
+	assert_int_equal(p->n_actions, 0);
+	assert_int_equal(p->n_verdicts, 0);
+	p = pmemram_plan_free(p);
+
+	/* Made, committed and enabled: nothing more for the memdev; its nvdimm region, on CXL with
+	 * that memdev, gets the claim's namespace. */
+	memdev_in_region(&w.memdevs[0]);
+	add_cxl_region(&w, uuid, true, true);
+	add_region(&w, "region4", 512 * MiB);
+	w.regions[0].cxl =
+		(struct pmemram_cxl_origin){ .region = "region0", .serials = { 0x5eed0001 }, .n_serials = 1 };
+	p = plan(&w, CLAIM_CXL);
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region4", 0);
+	assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
+	assert_string_equal(p->verdicts[0].cxl.region, "region0");
+	p = pmemram_plan_free(p);
+	/* Another serial's claim does not create in that region. */
+	p = plan(&w, "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0002\ncreate-region = pmem\ncreate = devdax\n");
+	assert_int_equal(p->n_actions, 0);
+}
+
+/* A creation cut short: the claim's region (by UUID) is finished, whatever step it stopped at. */
+static void test_cxl_region_finish(void **state)
+{
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+	struct world w;
+
+	pmemram_cxl_region_uuid_string("cxl", uuid);
+	for (int step = 0; step < 3; step++) {
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+
+		world_init(&w);
+		add_memdev(&w);
+		/* 0: made, no target yet (another root decoder: the region's is used); 1: uncommitted;
+		 * 2: committed, not enabled */
+		add_cxl_region(&w, uuid, step >= 2, false);
+		if (step == 0)
+			strcpy(w.cxl_regions[0].root_decoder, "decoder0.1");
+		else
+			memdev_in_region(&w.memdevs[0]);
+		if (step == 1)
+			w.memdevs[0].dpa_size = 512 * MiB;
+		p = plan(&w, CLAIM_CXL);
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+		assert_string_equal(p->actions[0].decoder, step == 0 ? "decoder0.1" : "decoder0.0");
+		expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+			       step == 0   ? "finish CXL region region0 (512 MiB) of mem0, left without its memdev"
+			       : step == 1 ? "finish CXL region region0 (512 MiB) of mem0, left uncommitted"
+					   : "finish CXL region region0 (512 MiB) of mem0, left disabled");
+	}
+}
+
+static void test_cxl_region_refusals(void **state)
+{
+	struct world w;
+
+	/* In a region someone else made, committed or not. */
+	world_init(&w);
+	memdev_in_region(add_memdev(&w));
+	add_cxl_region(&w, UUID, false, false);
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "mem0 is in CXL region region0 (decoder2.0), which pmemram did not make; not touching it");
+	w.cxl_regions[0].committed = w.cxl_regions[0].enabled = true;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS, NULL);
+
+	/* Capacity allocated outside any region. */
+	world_init(&w);
+	add_memdev(&w);
+	strcpy(w.memdevs[0].decoder, "decoder2.0");
+	w.memdevs[0].dpa_size = 256 * MiB;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_DPA_IN_USE,
+		       "mem0: 256 MiB of its capacity is allocated to decoder2.0 outside any region; not creating one");
+
+	/* No root decoder for its host bridge, no endpoint, too small, unreadable. */
+	world_init(&w);
+	add_memdev(&w)->root_decoder[0] = '\0';
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_NO_ROOT_DECODER,
+		       "no root decoder of one way takes pmem for mem0's host bridge (cxl list -D: pmem_capable, "
+		       "nr_targets 1); not creating a region");
+	w.memdevs[0].endpoint[0] = '\0';
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_NO_ROOT_DECODER,
+		       "mem0 has no endpoint port (cxl_mem not bound to it); not creating a region");
+	w.memdevs[0].pmem_size = 255 * MiB;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_TOO_SMALL,
+		       "mem0: 255 MiB of pmem capacity, less than the 256 MiB a CXL region takes at least");
+	w.memdevs[0].error = -EACCES;
+	strcpy(w.memdevs[0].error_path, "/sys/bus/cxl/devices/mem0/serial");
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_CXL_UNREADABLE,
+		       "mem0: cannot read its CXL topology: /sys/bus/cxl/devices/mem0/serial: Permission denied; not "
+		       "creating a region");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1516,6 +1691,9 @@ int main(void)
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_cxl_matches),
+		cmocka_unit_test(test_cxl_region_create),
+		cmocka_unit_test(test_cxl_region_finish),
+		cmocka_unit_test(test_cxl_region_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

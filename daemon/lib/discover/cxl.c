@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CXL side of an nvdimm region: the CXL pmem region of its range and that region's memdevs' serials. */
+#include <stddef.h>
+
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
 
@@ -171,4 +173,293 @@ int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, stru
 	}
 	*ret = skipped;
 	return 0;
+}
+
+/* ---- memdevs and regions, for create-region = pmem ---------------------------------------- */
+
+/* Reads "dir/attr" as a string into buf; "" when the attribute is absent. */
+static int read_optional(struct pmemram_ctx *ctx, const char *dir, const char *attr, char *buf, size_t size)
+{
+	char path[128];
+	int r;
+
+	buf[0] = '\0';
+	r = sysfs_read_string(ctx, SYSFS_JOIN(path, dir, attr), buf, size);
+	if (sysfs_absent(ctx, r)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* The endpoint port whose uport is the memdev, "" when there is none (cxl_mem not bound). */
+static int memdev_endpoint(struct pmemram_ctx *ctx, struct pmemram_observed_memdev *m)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	char path[128], name[64];
+	int r;
+
+	r = sysfs_dir_read(ctx, CXL_DIR, "endpoint", PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	for (size_t i = 0; r >= 0 && i < dir.n; i++) {
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s/uport", dir.names[i]);
+		if (r >= 0)
+			r = sysfs_read_link_name(ctx, path, name, sizeof(name));
+		if (sysfs_absent(ctx, r))
+			r = 0;
+		else if (r >= 0 && streq(name, m->name) && strlen(dir.names[i]) < sizeof(m->endpoint))
+			strcpy(m->endpoint, dir.names[i]);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* The endpoint's decoders (decoderE.N for endpointE): the one in a region, else the first that
+ * holds DPA. */
+static int memdev_decoders(struct pmemram_ctx *ctx, struct pmemram_observed_memdev *m)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	char prefix[48], dir_path[96], path[128], region[32];
+	uint64_t dpa;
+	int r;
+
+	r = path_printf(prefix, sizeof(prefix), "decoder%s.", m->endpoint + strlen("endpoint"));
+	if (r >= 0)
+		r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	for (size_t i = 0; r >= 0 && i < dir.n && !m->region[0]; i++) {
+		r = path_printf(dir_path, sizeof(dir_path), CXL_DIR "/%s", dir.names[i]);
+		if (r >= 0)
+			r = read_optional(ctx, dir_path, "region", region, sizeof(region));
+		if (r >= 0)
+			r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir_path, "dpa_size"), &dpa);
+		if (sysfs_absent(ctx, r)) {
+			r = 0;
+			continue;
+		}
+		if (r < 0 || (!region[0] && (dpa == 0 || m->decoder[0])) || strlen(dir.names[i]) >= sizeof(m->decoder))
+			continue;
+		strcpy(m->decoder, dir.names[i]);
+		m->dpa_size = dpa;
+		if (region[0] && strlen(region) < sizeof(m->region))
+			strcpy(m->region, region);
+	}
+	return r;
+}
+
+/* Whether root decoder dec takes pmem of one way through dport: cap_pmem 1, interleave_ways 1 and
+ * target_list that dport's id alone. */
+static int root_decoder_fits(struct pmemram_ctx *ctx, const char *dec, const char *dport_id)
+{
+	char dir[64], cap[8], ways[8], targets[64];
+	int r;
+
+	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", dec);
+	if (r >= 0)
+		r = read_optional(ctx, dir, "cap_pmem", cap, sizeof(cap));
+	if (r >= 0)
+		r = read_optional(ctx, dir, "interleave_ways", ways, sizeof(ways));
+	if (r >= 0)
+		r = read_optional(ctx, dir, "target_list", targets, sizeof(targets));
+	if (r < 0)
+		return r;
+	return streq(cap, "1") && streq(ways, "1") && streq(targets, dport_id);
+}
+
+/* The host bridge of the memdev is the device of a root port's dportN that its sysfs path passes
+ * through (dport links name the host bridge, "pci0000:0c"); its root decoders are decoderR.N of
+ * rootR. */
+static int memdev_root_decoder(struct pmemram_ctx *ctx, struct pmemram_observed_memdev *m)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir roots = {};
+	char path[128], target[PATH_MAX], bridge[64], component[72];
+	int r;
+
+	r = path_printf(path, sizeof(path), CXL_DIR "/%s", m->name);
+	if (r >= 0)
+		r = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, path, target, sizeof(target));
+	if (r < 0)
+		return r;
+	r = sysfs_dir_read(ctx, CXL_DIR, "root", PMEMRAM_MAX_DAX_DEVICES, &roots);
+	if (sysfs_absent(ctx, r))
+		return 0;
+	for (size_t i = 0; r >= 0 && i < roots.n && !m->root_decoder[0]; i++) {
+		_cleanup_(sysfs_dir_done) struct sysfs_dir dports = {}, decoders = {};
+		char prefix[48];
+
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s", roots.names[i]);
+		if (r >= 0)
+			r = sysfs_dir_read(ctx, path, "dport", PMEMRAM_MAX_DAX_DEVICES, &dports);
+		if (r >= 0)
+			r = path_printf(prefix, sizeof(prefix), "decoder%s.", roots.names[i] + strlen("root"));
+		if (r >= 0)
+			r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &decoders);
+		if (sysfs_absent(ctx, r)) {
+			r = 0;
+			continue;
+		}
+		for (size_t d = 0; r >= 0 && d < dports.n && !m->root_decoder[0]; d++) {
+			r = path_printf(path, sizeof(path), CXL_DIR "/%s/%s", roots.names[i], dports.names[d]);
+			if (r >= 0)
+				r = sysfs_read_link_name(ctx, path, bridge, sizeof(bridge));
+			if (r >= 0)
+				r = path_printf(component, sizeof(component), "/%s/", bridge);
+			if (r < 0 || !strstr(target, component))
+				continue;
+			for (size_t k = 0; r >= 0 && k < decoders.n && !m->root_decoder[0]; k++) {
+				r = root_decoder_fits(ctx, decoders.names[k], dports.names[d] + strlen("dport"));
+				if (r > 0 && strlen(decoders.names[k]) < sizeof(m->root_decoder))
+					strcpy(m->root_decoder, decoders.names[k]);
+			}
+		}
+	}
+	return r < 0 ? r : 0;
+}
+
+static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_memdev *m)
+{
+	char dir[64], path[96];
+	int r;
+
+	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", name);
+	if (r >= 0)
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "serial"), &m->serial);
+	if (r >= 0)
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "pmem/size"), &m->pmem_size);
+	if (r >= 0)
+		r = memdev_endpoint(ctx, m);
+	if (r >= 0 && m->endpoint[0])
+		r = memdev_decoders(ctx, m);
+	if (r >= 0)
+		r = memdev_root_decoder(ctx, m);
+	return r;
+}
+
+static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_cxl_region *c)
+{
+	char dir[64], path[96], target[PATH_MAX], commit[8], uuid[SYSFS_ATTR_MAX], *slash;
+	int r;
+
+	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", name);
+	if (r >= 0)
+		r = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, dir, target, sizeof(target));
+	if (r < 0)
+		return r;
+	/* ".../root0/decoder0.0/region0": the root decoder is the last directory but one. */
+	slash = strrchr(target, '/');
+	if (slash) {
+		const char *dec;
+
+		*slash = '\0';
+		dec = strrchr(target, '/');
+		dec = dec ? dec + 1 : target;
+		if (strlen(dec) < sizeof(c->root_decoder))
+			strcpy(c->root_decoder, dec);
+	}
+	r = read_optional(ctx, dir, "uuid", uuid, sizeof(uuid));
+	if (r >= 0 && strlen(uuid) < sizeof(c->uuid) && !streq(uuid, "00000000-0000-0000-0000-000000000000"))
+		strcpy(c->uuid, uuid);
+	if (r >= 0)
+		r = read_optional(ctx, dir, "commit", commit, sizeof(commit));
+	if (r >= 0)
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "size"), &c->size);
+	if (r < 0)
+		return r;
+	c->committed = streq(commit, "1");
+	r = sysfs_exists(ctx, SYSFS_JOIN(path, dir, "driver"));
+	c->enabled = r > 0;
+	return r < 0 ? r : 0;
+}
+
+#define CXL_NAME_MAX 32
+_Static_assert(offsetof(struct pmemram_observed_memdev, name) == 0 &&
+		       sizeof(((struct pmemram_observed_memdev *)NULL)->name) == CXL_NAME_MAX,
+	       "cxl_list_read() writes the name first");
+_Static_assert(offsetof(struct pmemram_observed_cxl_region, name) == 0 &&
+		       sizeof(((struct pmemram_observed_cxl_region *)NULL)->name) == CXL_NAME_MAX,
+	       "cxl_list_read() writes the name first");
+
+/* Each device of the CXL bus named prefix<digit>... read by read_one into a zeroed element of
+ * elem_size whose first member is its name: kept when it returns 1, left out at 0; only -ENOMEM
+ * fails.  None without the CXL bus. */
+static int cxl_list_read(struct pmemram_ctx *ctx, const char *prefix, size_t elem_size,
+			 int (*read_one)(struct pmemram_ctx *ctx, const char *name, void *elem), void **ret,
+			 size_t *ret_n)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
+	_cleanup_(freep) char *list = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!ctx || !ret || !ret_n)
+		return -EINVAL;
+	*ret = NULL;
+	*ret_n = 0;
+	r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &dir);
+	if (sysfs_absent(ctx, r)) {
+		pmemram_ctx_clear_error(ctx);
+		return 0;
+	}
+	if (r < 0 || dir.n == 0)
+		return r;
+	list = calloc(dir.n, elem_size);
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < dir.n; i++) {
+		char *elem = list + n * elem_size;
+
+		if (strlen(dir.names[i]) >= CXL_NAME_MAX)
+			continue;
+		strcpy(elem, dir.names[i]);
+		r = read_one(ctx, dir.names[i], elem);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			n++;
+		else
+			memset(elem, 0, elem_size);
+	}
+	*ret = TAKE_PTR(list);
+	*ret_n = n;
+	return 0;
+}
+
+/* A memdev not fully read is kept, saying what could not be read (best effort, as for origins). */
+static int memdev_read_one(struct pmemram_ctx *ctx, const char *name, void *elem)
+{
+	struct pmemram_observed_memdev *m = elem;
+	const char *path;
+	int r = read_memdev(ctx, name, m);
+
+	if (r >= 0 || r == -ENOMEM)
+		return r < 0 ? r : 1;
+	path = pmemram_ctx_get_error_path(ctx);
+	m->error = r;
+	(void)snprintf(m->error_path, sizeof(m->error_path), "%s", path ? path : CXL_DIR);
+	log_debug(ctx, "CXL memdev %s unreadable: %s: %s", name, m->error_path, strerror(-r));
+	pmemram_ctx_clear_error(ctx);
+	return 1;
+}
+
+/* A region not readable is going away: not one to finish. */
+static int cxl_region_read_one(struct pmemram_ctx *ctx, const char *name, void *elem)
+{
+	int r = read_cxl_region(ctx, name, elem);
+
+	if (r >= 0 || r == -ENOMEM)
+		return r < 0 ? r : 1;
+	log_debug(ctx, "CXL region %s unreadable: %s", name, strerror(-r));
+	pmemram_ctx_clear_error(ctx);
+	return 0;
+}
+
+int pmemram_cxl_memdevs_read(struct pmemram_ctx *ctx, struct pmemram_observed_memdev **ret, size_t *ret_n)
+{
+	return cxl_list_read(ctx, "mem", sizeof(**ret), memdev_read_one, (void **)ret, ret_n);
+}
+
+int pmemram_cxl_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_cxl_region **ret, size_t *ret_n)
+{
+	return cxl_list_read(ctx, "region", sizeof(**ret), cxl_region_read_one, (void **)ret, ret_n);
 }

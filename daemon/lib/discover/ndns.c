@@ -349,7 +349,9 @@ static int read_region(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	else if (r < 0)
 		return r;
 	ret->ways = ways <= UINT_MAX ? (unsigned)ways : 0;
-	return 0;
+	/* Best effort: an unknown CXL side leaves the region to region: claims alone. */
+	r = pmemram_cxl_origin_read(ctx, name, &ret->cxl);
+	return r < 0 ? r : 0;
 }
 
 int pmemram_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_region **ret, size_t *ret_n)

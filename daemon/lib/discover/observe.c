@@ -12,6 +12,8 @@ struct pmemram_observation *pmemram_observation_free(struct pmemram_observation 
 	free(o->devices);
 	free(o->namespaces);
 	free(o->regions);
+	free(o->memdevs);
+	free(o->cxl_regions);
 	free(o);
 	return NULL;
 }
@@ -182,6 +184,15 @@ int pmemram_observe_lazy(struct pmemram_ctx *ctx, struct pmemram_observation **r
 	if (r < 0)
 		return r;
 	v->regions = o->regions;
+
+	r = pmemram_cxl_memdevs_read(ctx, &o->memdevs, &v->n_memdevs);
+	if (r < 0)
+		return r;
+	v->memdevs = o->memdevs;
+	r = pmemram_cxl_regions_read(ctx, &o->cxl_regions, &v->n_cxl_regions);
+	if (r < 0)
+		return r;
+	v->cxl_regions = o->cxl_regions;
 
 	r = pmemram_udev_rules_read(ctx, &v->udev);
 	if (r < 0)

@@ -96,6 +96,15 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
  * independently: only the range ties them. */
 int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret);
 
+/* Every CXL memdev (bus/cxl/devices/memN) with its serial, pmem capacity, the endpoint decoder
+ * that holds its DPA or puts it in a region, and the root decoder a pmem region of it alone would
+ * be made on; none without the CXL bus.  Best effort: a memdev not fully readable has error and
+ * error_path set; only -ENOMEM fails. */
+int pmemram_cxl_memdevs_read(struct pmemram_ctx *ctx, struct pmemram_observed_memdev **ret, size_t *ret_n);
+/* Every CXL region (bus/cxl/devices/regionN) with its root decoder, UUID, size and state; an
+ * unreadable one (going away) is left out.  None without the CXL bus. */
+int pmemram_cxl_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_cxl_region **ret, size_t *ret_n);
+
 /* What a dax device is, beyond its name (which a new device may take over): "uuid:UUID" of its
  * namespace for NVDIMM-backed devices, "range:0xSTART-0xEND" of its physical range otherwise.
  * -ENODEV when there is no such device, -EACCES when its range is unreadable (not root). */
@@ -163,6 +172,8 @@ struct pmemram_observation {
 	struct pmemram_observed_dax *devices;
 	struct pmemram_observed_namespace *namespaces;
 	struct pmemram_observed_region *regions;
+	struct pmemram_observed_memdev *memdevs;
+	struct pmemram_observed_cxl_region *cxl_regions;
 	bool users_scanned; /* mapped/mounted and observed.n_unreadable_processes filled in
 			     * (pmemram_observation_scan_users()) */
 };

@@ -33,6 +33,13 @@ char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t 
 			 "%s: create devdax namespace '%s' over all its free space, DESTROYING ANY DATA THERE",
 			 a->device, a->claim);
 		break;
+	case PMEMRAM_ACTION_CREATE_CXL_REGION: {
+		char sz[32];
+
+		snprintf(buf, size, "%s: create CXL pmem region of %s on %s (or finish it), DESTROYING ANY DATA THERE",
+			 a->device, pmemram_format_size(a->size, sz, sizeof(sz)), a->decoder);
+		break;
+	}
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		snprintf(buf, size, "%s: disable device_dax", a->device);
 		break;
@@ -136,8 +143,14 @@ static struct json_object *action_to_json(const struct pmemram_action *a)
 		  json_add(o, "device", json_object_new_string(a->device)) &&
 		  json_add(o, "claim", json_object_new_string(a->claim));
 
-	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE && a->type != PMEMRAM_ACTION_CREATE_NAMESPACE)
+	if (ok && a->type != PMEMRAM_ACTION_CONVERT_NAMESPACE && a->type != PMEMRAM_ACTION_CREATE_NAMESPACE &&
+	    a->type != PMEMRAM_ACTION_CREATE_CXL_REGION)
 		ok = json_add(o, "node", json_object_new_int(a->node));
+	if (ok && a->type == PMEMRAM_ACTION_CREATE_CXL_REGION)
+		ok = json_add(o, "root_decoder", json_object_new_string(a->decoder)) &&
+		     json_add(o, "size", json_object_new_uint64(a->size)) &&
+		     json_add(o, "uuid", json_object_new_string(a->uuid)) &&
+		     json_add(o, "destroys_data", json_object_new_boolean(true));
 	if (ok && (a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE || a->type == PMEMRAM_ACTION_CREATE_NAMESPACE))
 		ok = json_add(o, "uuid", json_object_new_string(a->uuid)) &&
 		     json_add(o, "destroys_data", json_object_new_boolean(true));

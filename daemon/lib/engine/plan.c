@@ -17,6 +17,7 @@ static const char *const action_names[_PMEMRAM_ACTION_TYPE_MAX] = {
 	[PMEMRAM_ACTION_UNBIND_KMEM] = "unbind-kmem",
 	[PMEMRAM_ACTION_BIND_DEVDAX] = "bind-devdax",
 	[PMEMRAM_ACTION_CREATE_NAMESPACE] = "create-namespace",
+	[PMEMRAM_ACTION_CREATE_CXL_REGION] = "create-cxl-region",
 };
 
 static const char *const verdict_names[_PMEMRAM_VERDICT_MAX] = {
@@ -51,6 +52,10 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_NAME_TAKEN] = "name-taken",
 	[PMEMRAM_REASON_EXTENT_UNKNOWN] = "extent-unknown",
 	[PMEMRAM_REASON_RANGES_SPLIT] = "ranges-split",
+	[PMEMRAM_REASON_NO_ROOT_DECODER] = "no-root-decoder",
+	[PMEMRAM_REASON_DPA_IN_USE] = "dpa-in-use",
+	[PMEMRAM_REASON_REGION_NOT_OURS] = "region-not-ours",
+	[PMEMRAM_REASON_CXL_UNREADABLE] = "cxl-unreadable",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -134,6 +139,14 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	snprintf(buf, PMEMRAM_UUID_STRING_MAX, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 	return buf;
+}
+
+char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX])
+{
+	char key[PMEMRAM_CONFIG_NAME_MAX + 16];
+
+	snprintf(key, sizeof(key), "cxl-region:%s", claim);
+	return pmemram_create_uuid_string(key, buf);
 }
 
 /* What a devdax namespace keeps ahead of its data with its memory map in the namespace (the
@@ -731,10 +744,26 @@ static enum pmemram_reason ns_refusal(const struct pmemram_claim *claim, const s
 	return PMEMRAM_REASON_NONE;
 }
 
-/* Whether the claim has create = devdax for this region. */
-static bool creates_in(const struct pmemram_claim *c, const char *region)
+static const struct pmemram_observed_region *region_find(const struct pmemram_observed *o, const char *name)
 {
-	return c->create && c->match == PMEMRAM_MATCH_REGION && streq(c->match_value, region);
+	for (size_t i = 0; i < o->n_regions; i++)
+		if (streq(o->regions[i].name, name))
+			return &o->regions[i];
+	return NULL;
+}
+
+/* Whether the claim has create = devdax for this region: named by it, or on CXL with the claim's
+ * memdev (create-region = pmem). */
+static bool creates_in(const struct pmemram_observed *o, const struct pmemram_claim *c, const char *region)
+{
+	const struct pmemram_observed_region *r;
+
+	if (!c->create)
+		return false;
+	if (c->match == PMEMRAM_MATCH_REGION)
+		return streq(c->match_value, region);
+	r = c->match == PMEMRAM_MATCH_CXL_MEMDEV ? region_find(o, region) : NULL;
+	return r && cxl_has_memdev(&r->cxl, c->match_value);
 }
 
 /* A namespace (name, in region ns_region, with label name alt_name, uuid and mode) judged for a
@@ -768,12 +797,13 @@ static int created_judge(const struct pmemram_claim *c, const char *region, cons
 }
 
 /* Whether a create = devdax claim made the namespace and left it unfinished. */
-static bool created_by(const struct pmemram_claim *c, const struct pmemram_observed_namespace *ns)
+static bool created_by(const struct pmemram_observed *o, const struct pmemram_claim *c,
+		       const struct pmemram_observed_namespace *ns)
 {
 	char text[PMEMRAM_PLAN_TEXT_MAX];
 
-	return creates_in(c, ns->region) && created_judge(c, ns->region, ns->name, ns->region, ns->alt_name, ns->uuid,
-							  ns->mode, text, sizeof(text)) > 0;
+	return creates_in(o, c, ns->region) && created_judge(c, ns->region, ns->name, ns->region, ns->alt_name,
+							     ns->uuid, ns->mode, text, sizeof(text)) > 0;
 }
 
 /* Namespaces are claimed by UUID, or by the create = devdax claim that made them (a creation cut
@@ -794,7 +824,7 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
 			claim = &c->claims[i];
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
-		if (created_by(&c->claims[i], ns))
+		if (created_by(b->observed, &c->claims[i], ns))
 			claim = &c->claims[i];
 	if (!claim)
 		return 0;
@@ -852,7 +882,7 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	int k;
 
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
-		if (creates_in(&c->claims[i], r->name))
+		if (creates_in(b->observed, &c->claims[i], r->name))
 			claim = &c->claims[i];
 	if (!claim)
 		return 0;
@@ -861,7 +891,8 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 		return 0;
 
 	v = add_verdict(b, r->name, claim);
-	v->matched_by = "region";
+	v->matched_by = claim->match == PMEMRAM_MATCH_REGION ? "region" : "cxl-memdev";
+	v->cxl = r->cxl;
 	if (k < 0) {
 		set_verdict(v, PMEMRAM_REASON_NAME_TAKEN, "%s", text);
 		return 0;
@@ -891,6 +922,121 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	return k;
 }
 
+static const struct pmemram_observed_cxl_region *cxl_region_find(const struct pmemram_observed *o, const char *name,
+								 const char *uuid)
+{
+	for (size_t i = 0; i < o->n_cxl_regions; i++)
+		if (name ? streq(o->cxl_regions[i].name, name) : streq(o->cxl_regions[i].uuid, uuid))
+			return &o->cxl_regions[i];
+	return NULL;
+}
+
+/* The create-region = pmem claim of memdev m, NULL when none. */
+static const struct pmemram_claim *region_claim(const struct pmemram_config *c, const struct pmemram_observed_memdev *m)
+{
+	uint64_t serial;
+
+	for (size_t i = 0; i < c->n_claims; i++)
+		if (c->claims[i].create_region && c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
+		    pmemram_parse_u64(c->claims[i].match_value, 16, &serial) >= 0 && serial == m->serial)
+			return &c->claims[i];
+	return NULL;
+}
+
+/* Why the claim's region is not made or finished for memdev m (text), or PMEMRAM_REASON_NONE with
+ * the region to finish in *ret_ours (NULL: make one). */
+static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, const struct pmemram_observed_memdev *m,
+					  const char *uuid, const struct pmemram_observed_cxl_region **ret_ours,
+					  char *text, size_t size)
+{
+	const struct pmemram_observed_cxl_region *in = m->region[0] ? cxl_region_find(o, m->region, NULL) : NULL;
+	char s[32];
+
+	*ret_ours = cxl_region_find(o, NULL, uuid);
+	if (m->region[0] && (!in || !streq(in->uuid, uuid))) {
+		snprintf(text, size, "%s is in CXL region %s (%s), which pmemram did not make; not touching it",
+			 m->name, m->region, m->decoder);
+		return PMEMRAM_REASON_REGION_NOT_OURS;
+	}
+	if (m->region[0] || *ret_ours)
+		return PMEMRAM_REASON_NONE;
+	if (m->error) {
+		snprintf(text, size, "%s: cannot read its CXL topology: %s: %s; not creating a region", m->name,
+			 m->error_path, strerror(-m->error));
+		return PMEMRAM_REASON_CXL_UNREADABLE;
+	}
+	if (m->dpa_size > 0) {
+		snprintf(text, size, "%s: %s of its capacity is allocated to %s outside any region; not creating one",
+			 m->name, pmemram_format_size(m->dpa_size, s, sizeof(s)), m->decoder);
+		return PMEMRAM_REASON_DPA_IN_USE;
+	}
+	if (m->pmem_size < PMEMRAM_CXL_REGION_ALIGN) {
+		snprintf(text, size, "%s: %s of pmem capacity, less than the 256 MiB a CXL region takes at least",
+			 m->name, pmemram_format_size(m->pmem_size, s, sizeof(s)));
+		return PMEMRAM_REASON_TOO_SMALL;
+	}
+	if (!m->endpoint[0]) {
+		snprintf(text, size, "%s has no endpoint port (cxl_mem not bound to it); not creating a region",
+			 m->name);
+		return PMEMRAM_REASON_NO_ROOT_DECODER;
+	}
+	if (!m->root_decoder[0]) {
+		snprintf(text, size,
+			 "no root decoder of one way takes pmem for %s's host bridge (cxl list -D: pmem_capable, "
+			 "nr_targets 1); not creating a region",
+			 m->name);
+		return PMEMRAM_REASON_NO_ROOT_DECODER;
+	}
+	return PMEMRAM_REASON_NONE;
+}
+
+/* create-region = pmem: a pmem CXL region of the claimed memdev alone, made once and recognised by
+ * its UUID (pmemram_cxl_region_uuid_string()); one left uncommitted or disabled is finished.  A
+ * memdev in a region that is not pmemram's, or whose capacity is allocated otherwise, is refused. */
+static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *m)
+{
+	const struct pmemram_claim *claim = region_claim(b->config, m);
+	const struct pmemram_observed_cxl_region *ours;
+	struct pmemram_device_verdict *v;
+	char uuid[PMEMRAM_UUID_STRING_MAX], text[PMEMRAM_PLAN_TEXT_MAX], s[32];
+	struct pmemram_action *a;
+	enum pmemram_reason reason;
+	int r;
+
+	if (!claim)
+		return 0;
+	pmemram_cxl_region_uuid_string(claim->name, uuid);
+	reason = memdev_refusal(b->observed, m, uuid, &ours, text, sizeof(text));
+	if (reason == PMEMRAM_REASON_NONE && m->region[0] && ours && ours->committed && ours->enabled)
+		return 0; /* made: its nvdimm region is create = devdax's */
+
+	v = add_verdict(b, m->name, claim);
+	v->matched_by = "cxl-memdev";
+	if (reason != PMEMRAM_REASON_NONE) {
+		set_verdict(v, reason, "%s", text);
+		return 0;
+	}
+	if (ours)
+		set_verdict(v, reason, "finish CXL region %s (%s) of %s, left %s", ours->name,
+			    pmemram_format_size(ours->size, s, sizeof(s)), m->name,
+			    !m->region[0]      ? "without its memdev"
+			    : !ours->committed ? "uncommitted"
+					       : "disabled");
+	else
+		set_verdict(v, reason, "create a CXL pmem region of %s on %s for %s (serial 0x%" PRIx64 ")",
+			    pmemram_format_size(m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN, s,
+						sizeof(s)),
+			    m->root_decoder, m->name, m->serial);
+	r = add_action(b, PMEMRAM_ACTION_CREATE_CXL_REGION, v, -1, 0, claim->zone);
+	if (r < 0)
+		return r;
+	a = &b->plan->actions[b->plan->n_actions - 1];
+	strcpy(a->uuid, uuid);
+	strcpy(a->decoder, ours ? ours->root_decoder : m->root_decoder);
+	a->size = ours && ours->size ? ours->size : m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
+	return 0;
+}
+
 struct pmemram_plan *pmemram_plan_free(struct pmemram_plan *plan)
 {
 	if (!plan)
@@ -908,13 +1054,13 @@ static bool observed_is_valid(const struct pmemram_observed *o)
 	if (o->block_size == 0 || (o->block_size & (o->block_size - 1)) != 0)
 		return false;
 	if ((o->n_blocks && !o->blocks) || (o->n_devices && !o->devices) || (o->n_namespaces && !o->namespaces) ||
-	    (o->n_regions && !o->regions))
+	    (o->n_regions && !o->regions) || (o->n_memdevs && !o->memdevs) || (o->n_cxl_regions && !o->cxl_regions))
 		return false;
 	for (size_t i = 1; i < o->n_blocks; i++)
 		if (o->blocks[i - 1].id >= o->blocks[i].id)
 			return false;
 	return o->n_devices <= PMEMRAM_MAX_DAX_DEVICES && o->n_namespaces <= PMEMRAM_MAX_DAX_DEVICES &&
-	       o->n_regions <= PMEMRAM_MAX_DAX_DEVICES;
+	       o->n_regions <= PMEMRAM_MAX_DAX_DEVICES && o->n_memdevs <= PMEMRAM_MAX_DAX_DEVICES;
 }
 
 /* What may have kept a claim from matching: for a CXL claim, a device whose CXL side is unknown. */
@@ -941,6 +1087,9 @@ static const char *unmatched_hint(const struct pmemram_claim *c)
 		return "the kernel may not have reassembled the CXL region at boot (cxl list -R), and a region "
 		       "made again may have another number: prefer cxl-memdev:SERIAL";
 	case PMEMRAM_MATCH_CXL_MEMDEV:
+		if (c->create_region)
+			return "check the serial with cxl list -M (create-region = pmem makes the memdev's region, "
+			       "create = devdax its namespace)";
 		return "check the serial with cxl list -M, and that a region using that memdev is assembled and has "
 		       "a dax device (cxl list -R, daxctl list)";
 	default:
@@ -974,6 +1123,7 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
 	_cleanup_(freep) bool *used = NULL;
 	struct builder b;
+	size_t n;
 	int r;
 
 	if (!config || !observed || !ret || !observed_is_valid(observed))
@@ -983,14 +1133,20 @@ int pmemram_plan_compute(const struct pmemram_config *config, const struct pmemr
 	used = calloc(config->n_claims + 1, sizeof(*used));
 	if (!plan || !used)
 		return -ENOMEM;
-	if (observed->n_devices + observed->n_namespaces + observed->n_regions > 0) {
-		plan->verdicts = calloc(observed->n_devices + observed->n_namespaces + observed->n_regions,
-					sizeof(*plan->verdicts));
+	n = observed->n_devices + observed->n_namespaces + observed->n_regions + observed->n_memdevs;
+	if (n > 0) {
+		plan->verdicts = calloc(n, sizeof(*plan->verdicts));
 		if (!plan->verdicts)
 			return -ENOMEM;
 	}
 	b = (struct builder){ .config = config, .observed = observed, .plan = plan, .claim_used = used };
 
+	/* A region made comes before the namespace in it and the memory it gives. */
+	for (size_t i = 0; i < observed->n_memdevs; i++) {
+		r = plan_memdev(&b, &observed->memdevs[i]);
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; i < observed->n_devices; i++) {
 		r = plan_device(&b, &observed->devices[i]);
 		if (r < 0)

@@ -24,6 +24,10 @@ void pmemram_create_uuid(const char *claim, uint8_t ret[16]);
 /* The same, lower case as sysfs shows it; returns buf. */
 char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
 
+/* The UUID of the CXL region a create-region = pmem claim makes: pmemram_create_uuid() of
+ * "cxl-region:" and the claim's name, which tells the region pmemram's after a restart. */
+char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
+
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
 /* A dax device with what its namespace (nd bus) and /proc add to the sysfs view. */
@@ -75,12 +79,40 @@ struct pmemram_observed_namespace {
 
 /* An NVDIMM region's free space, for claims with create = devdax. */
 struct pmemram_observed_region {
-	char name[32];	    /* "region0" */
-	bool has_extent;    /* the kernel tells its largest free extent (max_available_extent, 4.19+) */
-	uint64_t available; /* that extent, 0 without has_extent */
-	uint64_t align;	    /* a namespace's size is a multiple of it (align, 5.9+); 0 unknown */
-	unsigned ways;	    /* its interleave ways (mappings); 0 unknown */
+	char name[32];		       /* "region0" */
+	bool has_extent;	       /* the kernel tells its largest free extent (max_available_extent, 4.19+) */
+	uint64_t available;	       /* that extent, 0 without has_extent */
+	uint64_t align;		       /* a namespace's size is a multiple of it (align, 5.9+); 0 unknown */
+	unsigned ways;		       /* its interleave ways (mappings); 0 unknown */
+	struct pmemram_cxl_origin cxl; /* the CXL region it lies in, when on CXL */
 };
+
+/* A CXL memory device (bus/cxl/devices/memN), for claims with create-region = pmem. */
+struct pmemram_observed_memdev {
+	char name[32]; /* "mem0" */
+	uint64_t serial;
+	uint64_t pmem_size;    /* its pmem capacity (memN/pmem/size) */
+	char endpoint[32];     /* "endpoint2"; "" when cxl_mem has not enabled it */
+	char decoder[32];      /* its endpoint decoder in a region, else the first holding DPA; "" */
+	uint64_t dpa_size;     /* the DPA that decoder holds */
+	char region[32];       /* the CXL region that decoder is in; "" none */
+	char root_decoder[32]; /* a root decoder of one way that takes pmem for its host bridge; "" none */
+	int error;	       /* -errno when part of it could not be read, else 0 */
+	char error_path[128];  /* the file that could not be read, when error */
+};
+
+/* A CXL region (bus/cxl/devices/regionN), for claims with create-region = pmem. */
+struct pmemram_observed_cxl_region {
+	char name[32];			    /* "region0" */
+	char root_decoder[32];		    /* the root decoder it was made on */
+	char uuid[PMEMRAM_UUID_STRING_MAX]; /* a pmem region's, lower case; "" none or null */
+	uint64_t size;
+	bool committed; /* commit reads 1 */
+	bool enabled;	/* bound to the cxl_region driver */
+};
+
+/* The alignment of a CXL region's size per interleave way (the kernel's SZ_256M). */
+#define PMEMRAM_CXL_REGION_ALIGN (256ULL << 20)
 
 /* The size of the namespace create = devdax makes in region r, its largest free extent aligned
  * down to the least common multiple of its alignment and 2 MiB times its interleave ways (the
@@ -117,6 +149,10 @@ struct pmemram_observed {
 	const struct pmemram_observed_namespace *namespaces;
 	size_t n_regions;
 	const struct pmemram_observed_region *regions;
+	size_t n_memdevs;
+	const struct pmemram_observed_memdev *memdevs;
+	size_t n_cxl_regions;
+	const struct pmemram_observed_cxl_region *cxl_regions;
 	/* Processes whose maps or descriptors the users scan could not read (pmemram_users_scan()):
 	 * a namespace one of them may hold open is not converted. */
 	size_t n_unreadable_processes;
@@ -137,15 +173,20 @@ enum pmemram_action_type {
 	PMEMRAM_ACTION_UNBIND_KMEM,	  /* release: every block of the device offline first */
 	PMEMRAM_ACTION_BIND_DEVDAX,	  /* release: after UNBIND_KMEM */
 	PMEMRAM_ACTION_CREATE_NAMESPACE,  /* devdax namespace named after the claim over the region's free space */
+	PMEMRAM_ACTION_CREATE_CXL_REGION, /* pmem CXL region of one memdev, or finishing the claim's one */
 	_PMEMRAM_ACTION_TYPE_MAX,
 };
 
 struct pmemram_action {
 	enum pmemram_action_type type;
-	char device[32]; /* dax device, the namespace for CONVERT_NAMESPACE, the region for CREATE_NAMESPACE */
+	char device[32];  /* dax device, the namespace for CONVERT_NAMESPACE, the region for CREATE_NAMESPACE,
+			  * the memdev for CREATE_CXL_REGION */
+	char decoder[32]; /* CREATE_CXL_REGION: the root decoder */
+	uint64_t size;	  /* CREATE_CXL_REGION: the region's size */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have;
-					     * CREATE_NAMESPACE: the one it gets (pmemram_create_uuid()) */
+					     * CREATE_NAMESPACE: the one it gets (pmemram_create_uuid());
+					     * CREATE_CXL_REGION: the region's (pmemram_cxl_region_uuid()) */
 	int node;		/* target node, -1 for CONVERT_NAMESPACE */
 	unsigned long block;	/* memoryN, for *_BLOCK */
 	enum pmemram_zone zone; /* ONLINE_BLOCK: MOVABLE or NORMAL */
@@ -184,6 +225,10 @@ enum pmemram_reason {
 	PMEMRAM_REASON_NAME_TAKEN,	    /* create = devdax: a namespace not pmemram's has the claim's name */
 	PMEMRAM_REASON_EXTENT_UNKNOWN,	    /* create = devdax: the kernel does not tell the largest free extent */
 	PMEMRAM_REASON_RANGES_SPLIT,	    /* the device's ranges are not one contiguous physical range */
+	PMEMRAM_REASON_NO_ROOT_DECODER,	    /* create-region: no root decoder takes pmem for the memdev */
+	PMEMRAM_REASON_DPA_IN_USE,	    /* create-region: the memdev's capacity is decoded already */
+	PMEMRAM_REASON_REGION_NOT_OURS,	    /* create-region: the memdev is in a region pmemram did not make */
+	PMEMRAM_REASON_CXL_UNREADABLE,	    /* create-region: the memdev's CXL topology could not be read */
 	_PMEMRAM_REASON_MAX,
 };
 
