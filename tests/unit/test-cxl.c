@@ -289,12 +289,17 @@ static void test_needs_root(void **state)
 }
 
 /* What create-region = pmem needs: bus/cxl/devices as the cxl-pmem guest shows it, mem0 in region0
- * (pmemram's, by its UUID), mem1 in none, both below host bridge pci0000:0c, dport 12 of root0,
- * which root decoder decoder0.0 (one way, pmem) targets. */
+ * (pmemram's, by its UUID), mem1 in none, both below host bridge port port1, whose uport is the
+ * host bridge's ACPI device, as is dport 12 of root0, which root decoder decoder0.0 (one way,
+ * pmem) targets. */
 static void add_topology(const char *root)
 {
 	L(root, "bus/cxl/devices/root0", "../../../" ROOT0);
-	L(root, ROOT0 "/dport12", "../../../pci0000:0c");
+	L(root, "bus/cxl/devices/port1", "../../../" ROOT0 "/port1");
+	W(root, "devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00/uevent", "\n");
+	L(root, ROOT0 "/dport12", "../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00");
+	L(root, ROOT0 "/port1/uport", "../../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00");
+	L(root, ROOT0 "/port1/dport0", "../../../../pci0000:0c/0000:0c:00.0");
 	L(root, "bus/cxl/devices/decoder0.0", "../../../" ROOT0 "/decoder0.0");
 	W(root, ROOT0 "/decoder0.0/cap_pmem", "1\n");
 	W(root, ROOT0 "/decoder0.0/interleave_ways", "1\n");

@@ -267,51 +267,69 @@ static int root_decoder_fits(struct pmemram_ctx *ctx, const char *dec, const cha
 	return streq(cap, "1") && streq(ways, "1") && streq(targets, dport_id);
 }
 
-/* The host bridge of the memdev is the device of a root port's dportN that its sysfs path passes
- * through (dport links name the host bridge, "pci0000:0c"); its root decoders are decoderR.N of
- * rootR. */
+/* "root0" and "port1" from an endpoint's link ".../root0/port1/endpoint2": its root port and its
+ * host bridge's port, the one right below the root; -ENOENT when the path has no such two. */
+static int endpoint_ports(const char *target, char *root, size_t root_size, char *port, size_t port_size)
+{
+	const char *p = strstr(target, "/root"), *q;
+
+	if (!p)
+		return -ENOENT;
+	p++;
+	q = strchr(p, '/');
+	if (!q || (size_t)(q - p) >= root_size || strncmp(q + 1, "port", 4) != 0)
+		return -ENOENT;
+	memcpy(root, p, (size_t)(q - p));
+	root[q - p] = '\0';
+	p = q + 1;
+	q = strchr(p, '/');
+	if (!q || (size_t)(q - p) >= port_size)
+		return -ENOENT;
+	memcpy(port, p, (size_t)(q - p));
+	port[q - p] = '\0';
+	return 0;
+}
+
+/* The root decoder for a region of this memdev alone: the endpoint's host bridge port (the port
+ * below the root, "port1") has as uport the host bridge's firmware device ("ACPI0016:00"), which
+ * one of the root's dportN links to; N is what a root decoder's target_list names.  "" when the
+ * path or the links are not so (left to the planner's refusal). */
 static int memdev_root_decoder(struct pmemram_ctx *ctx, struct pmemram_observed_memdev *m)
 {
-	_cleanup_(sysfs_dir_done) struct sysfs_dir roots = {};
-	char path[128], target[PATH_MAX], bridge[64], component[72];
+	_cleanup_(sysfs_dir_done) struct sysfs_dir dports = {}, decoders = {};
+	char path[128], target[PATH_MAX], root[32], port[32], bridge[64], name[64], prefix[48];
 	int r;
 
-	r = path_printf(path, sizeof(path), CXL_DIR "/%s", m->name);
+	r = path_printf(path, sizeof(path), CXL_DIR "/%s", m->endpoint);
 	if (r >= 0)
 		r = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, path, target, sizeof(target));
 	if (r < 0)
 		return r;
-	r = sysfs_dir_read(ctx, CXL_DIR, "root", PMEMRAM_MAX_DAX_DEVICES, &roots);
-	if (sysfs_absent(ctx, r))
+	if (endpoint_ports(target, root, sizeof(root), port, sizeof(port)) < 0)
 		return 0;
-	for (size_t i = 0; r >= 0 && i < roots.n && !m->root_decoder[0]; i++) {
-		_cleanup_(sysfs_dir_done) struct sysfs_dir dports = {}, decoders = {};
-		char prefix[48];
-
-		r = path_printf(path, sizeof(path), CXL_DIR "/%s", roots.names[i]);
+	r = path_printf(path, sizeof(path), CXL_DIR "/%s/uport", port);
+	if (r >= 0)
+		r = sysfs_read_link_name(ctx, path, bridge, sizeof(bridge));
+	if (r >= 0)
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s", root);
+	if (r >= 0)
+		r = sysfs_dir_read(ctx, path, "dport", PMEMRAM_MAX_DAX_DEVICES, &dports);
+	if (r >= 0)
+		r = path_printf(prefix, sizeof(prefix), "decoder%s.", root + strlen("root"));
+	if (r >= 0)
+		r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &decoders);
+	if (r < 0)
+		return r;
+	for (size_t d = 0; r >= 0 && d < dports.n && !m->root_decoder[0]; d++) {
+		r = path_printf(path, sizeof(path), CXL_DIR "/%s/%s", root, dports.names[d]);
 		if (r >= 0)
-			r = sysfs_dir_read(ctx, path, "dport", PMEMRAM_MAX_DAX_DEVICES, &dports);
-		if (r >= 0)
-			r = path_printf(prefix, sizeof(prefix), "decoder%s.", roots.names[i] + strlen("root"));
-		if (r >= 0)
-			r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &decoders);
-		if (sysfs_absent(ctx, r)) {
-			r = 0;
+			r = sysfs_read_link_name(ctx, path, name, sizeof(name));
+		if (r < 0 || !streq(name, bridge))
 			continue;
-		}
-		for (size_t d = 0; r >= 0 && d < dports.n && !m->root_decoder[0]; d++) {
-			r = path_printf(path, sizeof(path), CXL_DIR "/%s/%s", roots.names[i], dports.names[d]);
-			if (r >= 0)
-				r = sysfs_read_link_name(ctx, path, bridge, sizeof(bridge));
-			if (r >= 0)
-				r = path_printf(component, sizeof(component), "/%s/", bridge);
-			if (r < 0 || !strstr(target, component))
-				continue;
-			for (size_t k = 0; r >= 0 && k < decoders.n && !m->root_decoder[0]; k++) {
-				r = root_decoder_fits(ctx, decoders.names[k], dports.names[d] + strlen("dport"));
-				if (r > 0 && strlen(decoders.names[k]) < sizeof(m->root_decoder))
-					strcpy(m->root_decoder, decoders.names[k]);
-			}
+		for (size_t k = 0; r >= 0 && k < decoders.n && !m->root_decoder[0]; k++) {
+			r = root_decoder_fits(ctx, decoders.names[k], dports.names[d] + strlen("dport"));
+			if (r > 0 && strlen(decoders.names[k]) < sizeof(m->root_decoder))
+				strcpy(m->root_decoder, decoders.names[k]);
 		}
 	}
 	return r < 0 ? r : 0;
@@ -331,7 +349,7 @@ static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram
 		r = memdev_endpoint(ctx, m);
 	if (r >= 0 && m->endpoint[0])
 		r = memdev_decoders(ctx, m);
-	if (r >= 0)
+	if (r >= 0 && m->endpoint[0])
 		r = memdev_root_decoder(ctx, m);
 	return r;
 }
