@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	# project build
 	build-essential autoconf automake libtool pkg-config git rsync
-	libdaxctl-dev libndctl-dev libudev-dev libsystemd-dev linux-libc-dev
+	libdaxctl-dev libndctl-dev libcxl-dev libudev-dev libsystemd-dev linux-libc-dev
 	libjson-c-dev libcmocka-dev clang valgrind
 	# bash-completion.pc (configure: where the completion goes), and the completion test runs
 	# once more with bash-completion loaded

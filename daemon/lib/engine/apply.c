@@ -590,6 +590,13 @@ static int created_read(struct run *run, const struct pmemram_action *a, char *n
 	return ns_read(run, ns, mode, sizeof(mode), uuid, sizeof(uuid), ret_devdax);
 }
 
+/* What was made after a creation (op result r, its words why) could not be read again (k). */
+static int reread_failed(struct run *run, int k, const char *device, const char *what, int r, const char *why)
+{
+	return fail(run, k, "%s: cannot re-read its %s after creating one: %s%s%s", device, what, strerror(-k),
+		    r < 0 ? "; the creation had failed: " : "", op_why(r, why));
+}
+
 /* One devdax namespace named after the claim over the region's free space, once: a namespace by
  * that name with the UUID the claim gives, whatever its state, is the claim's (the op finishes
  * it); one with the name alone is not, and the op refuses to touch it. */
@@ -623,8 +630,7 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 		    : -EOPNOTSUPP;
 	k = created_read(run, a, ns, sizeof(ns), &devdax);
 	if (k < 0)
-		return fail(run, k, "%s: cannot re-read its namespaces after creating one: %s%s%s", a->device,
-			    strerror(-k), r < 0 ? "; the creation had failed: " : "", op_why(r, why));
+		return reread_failed(run, k, a->device, "namespaces", r, why);
 	if (devdax)
 		return succeed(run, false, "%s: created devdax namespace %s named '%s'%s%s", a->device, ns, a->claim,
 			       r < 0 ? "; the library then reported: " : "", op_why(r, why));
@@ -634,6 +640,61 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 		    ns[0] ? ": not devdax yet: " : "", ns);
 }
 
+/* Whether memdev a->device is in the claim's CXL region (by UUID), committed and enabled: 1, 0
+ * when not (yet); the region's name in region ("" none). */
+static int cxl_region_done(struct run *run, const struct pmemram_action *a, char *region, size_t size)
+{
+	_cleanup_(freep) struct pmemram_observed_memdev *m = NULL;
+	_cleanup_(freep) struct pmemram_observed_cxl_region *c = NULL;
+	size_t n_m = 0, n_c = 0;
+	int r;
+
+	region[0] = '\0';
+	r = pmemram_cxl_memdevs_read(run->ctx, &m, &n_m);
+	if (r >= 0)
+		r = pmemram_cxl_regions_read(run->ctx, &c, &n_c);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_c; i++) {
+		if (!streq(c[i].uuid, a->uuid))
+			continue;
+		(void)snprintf(region, size, "%s", c[i].name);
+		for (size_t k = 0; k < n_m; k++)
+			if (streq(m[k].name, a->device))
+				return streq(m[k].region, c[i].name) && c[i].committed && c[i].enabled;
+	}
+	return 0;
+}
+
+#define CXL_REGION_FAILED "%s: creating CXL region on %s failed: "
+
+/* The claim's CXL region, once: one with its UUID, in whatever state, is finished, never another made. */
+static int create_cxl_region(struct run *run, const struct pmemram_action *a)
+{
+	char region[32], why[PMEMRAM_PLAN_TEXT_MAX] = "";
+	int r, k;
+
+	r = cxl_region_done(run, a, region, sizeof(region));
+	if (r < 0)
+		return fail(run, r, "%s: cannot read its CXL regions: %s", a->device, strerror(-r));
+	if (r > 0)
+		return succeed(run, true, "%s: already in CXL region %s", a->device, region);
+	r = run->ops->create_cxl_region
+		    ? run->ops->create_cxl_region(run->ctx, run->userdata, a, why,
+						  why_room(snprintf(NULL, 0, CXL_REGION_FAILED, a->device, a->decoder)))
+		    : -EOPNOTSUPP;
+	k = cxl_region_done(run, a, region, sizeof(region));
+	if (k < 0)
+		return reread_failed(run, k, a->device, "CXL regions", r, why);
+	if (k > 0)
+		return succeed(run, false, "%s: created CXL region %s on %s%s%s", a->device, region, a->decoder,
+			       r < 0 ? "; the library then reported: " : "", op_why(r, why));
+	if (r < 0)
+		return fail(run, r, CXL_REGION_FAILED "%s", a->device, a->decoder, op_why(r, why));
+	return fail(run, -EIO, "%s: creating CXL region on %s took no effect%s%s", a->device, a->decoder,
+		    region[0] ? ": not committed and enabled yet: " : "", region);
+}
+
 static int apply_one(struct run *run, const struct pmemram_action *a)
 {
 	switch (a->type) {
@@ -641,6 +702,8 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 		return convert_namespace(run, a);
 	case PMEMRAM_ACTION_CREATE_NAMESPACE:
 		return create_namespace(run, a);
+	case PMEMRAM_ACTION_CREATE_CXL_REGION:
+		return create_cxl_region(run, a);
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
 		return device_rebind(run, a->device, "device_dax", "", run->ops->disable_devdax,
 				     "disabling device_dax");
@@ -800,6 +863,7 @@ const struct pmemram_apply_ops pmemram_apply_default_ops = {
 	.enable_kmem = daxctl_enable_kmem,
 	.convert_namespace = pmemram_ndctl_convert_namespace,
 	.create_namespace = pmemram_ndctl_create_namespace,
+	.create_cxl_region = pmemram_cxl_create_region,
 	.set_block_state = pmemram_apply_write_block_state,
 	.disable_kmem = daxctl_disable_kmem,
 	.enable_devdax = daxctl_enable_devdax,

@@ -33,6 +33,19 @@ int lib_load(struct pmemram_ctx *ctx, const char *soname, const char *package, c
 	return 0;
 }
 
+int lib_load_once(struct pmemram_ctx *ctx, const char *soname, const char *package, const struct lib_symbol *symbols,
+		  size_t n_symbols, void *api, bool *loaded)
+{
+	int r;
+
+	/* Failures are not remembered: a library installed meanwhile is found next time. */
+	if (*loaded)
+		return 0;
+	r = lib_load(ctx, soname, package, symbols, n_symbols, api);
+	*loaded = r >= 0;
+	return r;
+}
+
 _printf_(6, 0) void lib_log_forward(struct pmemram_ctx *ctx, const char *library, const char *file, int line,
 				    const char *fn, const char *format, va_list args)
 {

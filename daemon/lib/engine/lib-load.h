@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -23,6 +24,11 @@ struct lib_symbol {
  */
 int lib_load(struct pmemram_ctx *ctx, const char *soname, const char *package, const struct lib_symbol *symbols,
 	     size_t n_symbols, void *api);
+
+/* lib_load() unless *loaded, which it sets on success: for a table kept for the process's life.
+ * A failure is not remembered: a library installed meanwhile is found by the next call. */
+int lib_load_once(struct pmemram_ctx *ctx, const char *soname, const char *package, const struct lib_symbol *symbols,
+		  size_t n_symbols, void *api, bool *loaded);
 
 /* A library's log line (its log function's arguments) as a debug line of ctx, prefixed with the
  * library's name: library code logs at debug through the caller's function, never to stderr. */

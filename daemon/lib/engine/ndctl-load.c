@@ -58,13 +58,9 @@ int ndctl_api_get(struct pmemram_ctx *ctx, const struct ndctl_api **ret)
 
 	if (!ret)
 		return -EINVAL;
-	/* Failures are not remembered: a library installed meanwhile is found next time. */
-	if (!loaded) {
-		r = lib_load(ctx, NDCTL_SONAME, "libndctl6", symbols, ELEMENTSOF(symbols), &api);
-		if (r < 0)
-			return r;
-		loaded = true;
-	}
+	r = lib_load_once(ctx, NDCTL_SONAME, "libndctl6", symbols, ELEMENTSOF(symbols), &api, &loaded);
+	if (r < 0)
+		return r;
 	*ret = &api;
 	return 0;
 }

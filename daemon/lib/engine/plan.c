@@ -141,11 +141,25 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	return buf;
 }
 
+/* "cxl-region:NAME": what pmemram_create_uuid() hashes for the claim's CXL region. */
+static void cxl_region_key(const char *claim, char *buf, size_t size)
+{
+	snprintf(buf, size, "cxl-region:%s", claim);
+}
+
+void pmemram_cxl_region_uuid(const char *claim, uint8_t ret[16])
+{
+	char key[PMEMRAM_CONFIG_NAME_MAX + 16];
+
+	cxl_region_key(claim, key, sizeof(key));
+	pmemram_create_uuid(key, ret);
+}
+
 char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX])
 {
 	char key[PMEMRAM_CONFIG_NAME_MAX + 16];
 
-	snprintf(key, sizeof(key), "cxl-region:%s", claim);
+	cxl_region_key(claim, key, sizeof(key));
 	return pmemram_create_uuid_string(key, buf);
 }
 

@@ -36,6 +36,10 @@ struct pmemram_apply_ops {
 	 * pmemram_ndctl_create_namespace().  why as for convert_namespace. */
 	int (*create_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
 				char *why, size_t why_size);
+	/* Make or finish the pmem CXL region of action a (CREATE_CXL_REGION): pmemram_cxl_create_region().
+	 * why as for convert_namespace. */
+	int (*create_cxl_region)(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a, char *why,
+				 size_t why_size);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
 	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
@@ -83,6 +87,21 @@ int pmemram_ndctl_convert_namespace(struct pmemram_ctx *ctx, void *userdata, con
  */
 int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
 				   char *why, size_t why_size);
+
+/*
+ * The default create_cxl_region, through libcxl, as cxl create-region -t pmem does for one memdev:
+ * on root decoder a->decoder, the region whose UUID is pmemram_cxl_region_uuid() of the claim's
+ * name, else a new pmem region given that UUID at once; then (each step skipped when found done,
+ * so that a creation cut short is finished by the next call) one way, the root decoder's
+ * granularity and a->size, the memdev's endpoint decoder (the one holding exactly that much pmem
+ * outside a region, else the first free one, set to pmem mode and that size) as its target, the
+ * decode committed and the region enabled, which makes its nvdimm region.  -ENODEV when libcxl does
+ * not list the memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder.
+ * why names the failed step and its error.  userdata is the libcxl to call: NULL for the library
+ * itself, or a const struct cxl_api * (cxl-load.h) standing in for it.
+ */
+int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a, char *why,
+			      size_t why_size);
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */

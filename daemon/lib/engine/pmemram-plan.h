@@ -26,6 +26,8 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 
 /* The UUID of the CXL region a create-region = pmem claim makes: pmemram_create_uuid() of
  * "cxl-region:" and the claim's name, which tells the region pmemram's after a restart. */
+void pmemram_cxl_region_uuid(const char *claim, uint8_t ret[16]);
+/* The same, lower case as sysfs shows it; returns buf. */
 char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
 
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the CXL region maker: pmemram_cxl_create_region() against a fake libcxl that models
+ * one memdev, its endpoint's two decoders, a root decoder and its regions, and logs each change. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cxl-load.h"
+#include "pmemram-apply.h"
+#include "pmemram-private.h"
+
+#define MiB (1ULL << 20)
+
+/* ---- the fake library -------------------------------------------------------------------- */
+
+struct cxl_region {
+	char name[16];
+	unsigned char uuid[16];
+	unsigned granularity, ways;
+	unsigned long long size;
+	struct cxl_decoder *target;
+	bool committed, enabled, used;
+};
+
+struct cxl_decoder {
+	char name[16];
+	enum cxl_decoder_mode mode;
+	unsigned long long dpa_size;
+	struct cxl_region *region;
+};
+
+struct cxl_port {
+	struct cxl_decoder decoders[2];
+};
+
+struct cxl_endpoint {
+	struct cxl_port port;
+};
+
+struct cxl_memdev {
+	struct cxl_endpoint endpoint;
+};
+
+struct cxl_ctx {
+	struct cxl_memdev memdev;
+	struct cxl_decoder root;
+	struct cxl_region regions[3];
+	char log[512];	       /* the changes, "create region0; uuid region0; ..." */
+	const char *fail_step; /* a change that fails with -EIO */
+};
+
+static struct cxl_ctx world;
+
+static int change(const char *step, const char *name)
+{
+	size_t n = strlen(world.log);
+
+	snprintf(world.log + n, sizeof(world.log) - n, "%s%s %s", n ? "; " : "", step, name);
+	return world.fail_step && strcmp(world.fail_step, step) == 0 ? -EIO : 0;
+}
+
+static int f_new(struct cxl_ctx **ret)
+{
+	*ret = &world;
+	return 0;
+}
+static void f_unref(struct cxl_ctx *c)
+{
+	(void)c;
+}
+static void f_set_log_fn(struct cxl_ctx *c,
+			 void (*fn)(struct cxl_ctx *, int, const char *, int, const char *, const char *, va_list))
+{
+	(void)c;
+	(void)fn;
+}
+static void f_set_log_priority(struct cxl_ctx *c, int p)
+{
+	(void)c;
+	(void)p;
+}
+static struct cxl_memdev *f_memdev_get_first(struct cxl_ctx *c)
+{
+	return &c->memdev;
+}
+static struct cxl_memdev *f_memdev_get_next(struct cxl_memdev *m)
+{
+	(void)m;
+	return NULL;
+}
+static const char *f_memdev_get_devname(struct cxl_memdev *m)
+{
+	(void)m;
+	return "mem0";
+}
+static struct cxl_endpoint *f_memdev_get_endpoint(struct cxl_memdev *m)
+{
+	return &m->endpoint;
+}
+static struct cxl_port *f_endpoint_get_port(struct cxl_endpoint *e)
+{
+	return &e->port;
+}
+static struct cxl_decoder *f_decoder_get_by_name(struct cxl_ctx *c, const char *name)
+{
+	return strcmp(name, c->root.name) == 0 ? &c->root : NULL;
+}
+static struct cxl_decoder *f_decoder_get_first(struct cxl_port *p)
+{
+	return &p->decoders[0];
+}
+static struct cxl_decoder *f_decoder_get_next(struct cxl_decoder *d)
+{
+	return d == &world.memdev.endpoint.port.decoders[0] ? &world.memdev.endpoint.port.decoders[1] : NULL;
+}
+static const char *f_decoder_get_devname(struct cxl_decoder *d)
+{
+	return d->name;
+}
+static struct cxl_region *f_decoder_get_region(struct cxl_decoder *d)
+{
+	return d->region;
+}
+static unsigned long long f_decoder_get_dpa_size(struct cxl_decoder *d)
+{
+	return d->dpa_size;
+}
+static enum cxl_decoder_mode f_decoder_get_mode(struct cxl_decoder *d)
+{
+	return d->mode;
+}
+static int f_decoder_set_mode(struct cxl_decoder *d, enum cxl_decoder_mode mode)
+{
+	int k = change("mode", d->name);
+
+	if (k == 0) {
+		d->mode = mode;
+	}
+	return k;
+}
+static int f_decoder_set_dpa_size(struct cxl_decoder *d, unsigned long long size)
+{
+	int k = change("dpa", d->name);
+
+	if (k == 0) {
+		d->dpa_size = size;
+	}
+	return k;
+}
+static unsigned f_decoder_get_interleave_granularity(struct cxl_decoder *d)
+{
+	(void)d;
+	return 256;
+}
+static struct cxl_region *f_decoder_create_pmem_region(struct cxl_decoder *d)
+{
+	(void)d;
+	for (size_t i = 0; i < 3; i++)
+		if (!world.regions[i].used) {
+			world.regions[i] = (struct cxl_region){ .used = true };
+			snprintf(world.regions[i].name, sizeof(world.regions[i].name), "region%zu", i);
+			return change("create", world.regions[i].name) < 0 ? NULL : &world.regions[i];
+		}
+	return NULL;
+}
+static struct cxl_region *next_used(struct cxl_region *from)
+{
+	for (; from < world.regions + 3; from++)
+		if (from->used)
+			return from;
+	return NULL;
+}
+static struct cxl_region *f_region_get_first(struct cxl_decoder *d)
+{
+	(void)d;
+	return next_used(world.regions);
+}
+static struct cxl_region *f_region_get_next(struct cxl_region *r)
+{
+	return next_used(r + 1);
+}
+static const char *f_region_get_devname(struct cxl_region *r)
+{
+	return r->name;
+}
+static void f_region_get_uuid(struct cxl_region *r, uuid_t u)
+{
+	memcpy(u, r->uuid, 16);
+}
+static unsigned long long f_region_get_size(struct cxl_region *r)
+{
+	return r->size;
+}
+static struct cxl_decoder *f_region_get_target_decoder(struct cxl_region *r, int position)
+{
+	return position == 0 ? r->target : NULL;
+}
+static int f_region_set_uuid(struct cxl_region *r, uuid_t u)
+{
+	int k = change("uuid", r->name);
+
+	if (k == 0) {
+		memcpy(r->uuid, u, 16);
+	}
+	return k;
+}
+static int f_region_set_interleave_granularity(struct cxl_region *r, unsigned g)
+{
+	int k = change("granularity", r->name);
+
+	if (k == 0) {
+		r->granularity = g;
+	}
+	return k;
+}
+static int f_region_set_interleave_ways(struct cxl_region *r, unsigned ways)
+{
+	int k = change("ways", r->name);
+
+	if (k == 0) {
+		r->ways = ways;
+	}
+	return k;
+}
+static int f_region_set_size(struct cxl_region *r, unsigned long long size)
+{
+	int k = change("size", r->name);
+
+	if (k == 0) {
+		r->size = size;
+	}
+	return k;
+}
+static int f_region_set_target(struct cxl_region *r, int position, struct cxl_decoder *d)
+{
+	int k = change("target", d->name);
+
+	assert_int_equal(position, 0);
+	if (k == 0) {
+		r->target = d;
+		d->region = r;
+	}
+	return k;
+}
+static int f_region_decode_is_committed(struct cxl_region *r)
+{
+	return r->committed;
+}
+static int f_region_decode_commit(struct cxl_region *r)
+{
+	int k = change("commit", r->name);
+
+	if (k == 0) {
+		r->committed = true;
+	}
+	return k;
+}
+static int f_region_is_enabled(struct cxl_region *r)
+{
+	return r->enabled;
+}
+static int f_region_enable(struct cxl_region *r)
+{
+	int k = change("enable", r->name);
+
+	if (k == 0) {
+		r->enabled = true;
+	}
+	return k;
+}
+
+static const struct cxl_api fake = {
+	.new_ctx = f_new,
+	.unref = f_unref,
+	.set_log_fn = f_set_log_fn,
+	.set_log_priority = f_set_log_priority,
+	.memdev_get_first = f_memdev_get_first,
+	.memdev_get_next = f_memdev_get_next,
+	.memdev_get_devname = f_memdev_get_devname,
+	.memdev_get_endpoint = f_memdev_get_endpoint,
+	.endpoint_get_port = f_endpoint_get_port,
+	.decoder_get_by_name = f_decoder_get_by_name,
+	.decoder_get_first = f_decoder_get_first,
+	.decoder_get_next = f_decoder_get_next,
+	.decoder_get_devname = f_decoder_get_devname,
+	.decoder_get_region = f_decoder_get_region,
+	.decoder_get_dpa_size = f_decoder_get_dpa_size,
+	.decoder_get_mode = f_decoder_get_mode,
+	.decoder_set_mode = f_decoder_set_mode,
+	.decoder_set_dpa_size = f_decoder_set_dpa_size,
+	.decoder_get_interleave_granularity = f_decoder_get_interleave_granularity,
+	.decoder_create_pmem_region = f_decoder_create_pmem_region,
+	.region_get_first = f_region_get_first,
+	.region_get_next = f_region_get_next,
+	.region_get_devname = f_region_get_devname,
+	.region_get_uuid = f_region_get_uuid,
+	.region_get_size = f_region_get_size,
+	.region_get_target_decoder = f_region_get_target_decoder,
+	.region_set_uuid = f_region_set_uuid,
+	.region_set_interleave_granularity = f_region_set_interleave_granularity,
+	.region_set_interleave_ways = f_region_set_interleave_ways,
+	.region_set_size = f_region_set_size,
+	.region_set_target = f_region_set_target,
+	.region_decode_is_committed = f_region_decode_is_committed,
+	.region_decode_commit = f_region_decode_commit,
+	.region_is_enabled = f_region_is_enabled,
+	.region_enable = f_region_enable,
+};
+
+/* ---- the tests ----------------------------------------------------------------------------- */
+
+static const struct pmemram_action action = {
+	.type = PMEMRAM_ACTION_CREATE_CXL_REGION,
+	.device = "mem0",
+	.claim = "cxl",
+	.decoder = "decoder0.0",
+	.size = 512 * MiB,
+};
+
+static void world_init(void)
+{
+	world = (struct cxl_ctx){ .root = { .name = "decoder0.0" } };
+	strcpy(world.memdev.endpoint.port.decoders[0].name, "decoder2.0");
+	strcpy(world.memdev.endpoint.port.decoders[1].name, "decoder2.1");
+}
+
+static int run(struct pmemram_ctx *ctx, char *why, size_t size)
+{
+	world.log[0] = '\0';
+	return pmemram_cxl_create_region(ctx, (void *)&fake, &action, why, size);
+}
+
+static struct pmemram_ctx *new_ctx(void)
+{
+	struct pmemram_ctx *ctx = NULL;
+
+	assert_int_equal(pmemram_ctx_new(&ctx), 0);
+	return ctx;
+}
+
+/* Every step in order, the UUID right after the region is made: that is what finds it again. */
+static void test_create(void **state)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+	struct cxl_region *r = &world.regions[0];
+	unsigned char want[16];
+	char why[128];
+
+	(void)state;
+	world_init();
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_string_equal(world.log,
+			    "create region0; uuid region0; granularity region0; ways region0; size region0; "
+			    "mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable region0");
+	pmemram_cxl_region_uuid("cxl", want);
+	assert_memory_equal(r->uuid, want, 16);
+	assert_int_equal(r->granularity, 256);
+	assert_int_equal(r->ways, 1);
+	assert_int_equal(r->size, 512 * MiB);
+	assert_int_equal(world.memdev.endpoint.port.decoders[0].mode, CXL_DECODER_MODE_PMEM);
+	assert_int_equal(world.memdev.endpoint.port.decoders[0].dpa_size, 512 * MiB);
+	assert_true(r->committed && r->enabled);
+
+	/* Done: nothing changes, no second region. */
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_string_equal(world.log, "");
+}
+
+/* Cut short after each step, the next call finishes the same region from there. */
+static void test_resume(void **state)
+{
+	static const char *const steps[] = { "create", "uuid", "granularity", "ways",	"size",
+					     "mode",   "dpa",  "target",      "commit", "enable" };
+	static const char *const rest[] = {
+		/* after a failed create nothing is left: all again */
+		"create region0; uuid region0; granularity region0; ways region0; size region0; mode decoder2.0; dpa "
+		"decoder2.0; target decoder2.0; commit region0; enable region0",
+		/* a region without the UUID is not the claim's: another is made */
+		"create region1; uuid region1; granularity region1; ways region1; size region1; mode decoder2.0; dpa "
+		"decoder2.0; target decoder2.0; commit region1; enable region1",
+		"granularity region0; ways region0; size region0; mode decoder2.0; dpa decoder2.0; target decoder2.0; "
+		"commit region0; enable region0",
+		"granularity region0; ways region0; size region0; mode decoder2.0; dpa decoder2.0; target decoder2.0; "
+		"commit region0; enable region0",
+		"granularity region0; ways region0; size region0; mode decoder2.0; dpa decoder2.0; target decoder2.0; "
+		"commit region0; enable region0",
+		"mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable region0",
+		"mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable region0",
+		/* the capacity allocated on decoder2.0 is used as it is */
+		"target decoder2.0; commit region0; enable region0",
+		"commit region0; enable region0",
+		"enable region0",
+	};
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+	char why[128];
+
+	(void)state;
+	for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+		world_init();
+		world.fail_step = steps[i];
+		assert_true(run(ctx, why, sizeof(why)) < 0);
+		if (strcmp(steps[i], "create") == 0)
+			world.regions[0].used = false; /* the kernel made none */
+		world.fail_step = NULL;
+		assert_int_equal(run(ctx, why, sizeof(why)), 0);
+		if (strcmp(world.log, rest[i]) != 0)
+			fail_msg("cut short at %s: then %s; expected %s", steps[i], world.log, rest[i]);
+	}
+}
+
+/* A failed step is named with its error; a missing memdev or root decoder, or no free endpoint
+ * decoder, too. */
+static void test_failures(void **state)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+	struct pmemram_action a = action;
+	char why[128];
+
+	(void)state;
+	world_init();
+	world.fail_step = "commit";
+	assert_int_equal(run(ctx, why, sizeof(why)), -EIO);
+	assert_string_equal(why, "region0: cannot commit it: Input/output error");
+
+	world_init();
+	strcpy(a.decoder, "decoder0.1");
+	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, why, sizeof(why)), -ENODEV);
+	assert_string_equal(why, "libcxl does not list root decoder decoder0.1: No such device");
+	a = action;
+	strcpy(a.device, "mem1");
+	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, why, sizeof(why)), -ENODEV);
+	assert_string_equal(why, "libcxl does not list mem1: No such device");
+
+	/* Both endpoint decoders hold other capacity. */
+	world_init();
+	world.memdev.endpoint.port.decoders[0].dpa_size = 256 * MiB;
+	world.memdev.endpoint.port.decoders[1].dpa_size = 256 * MiB;
+	assert_int_equal(run(ctx, why, sizeof(why)), -EBUSY);
+	assert_string_equal(why, "mem0: no free endpoint decoder: Device or resource busy");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
