@@ -29,7 +29,8 @@ struct settings {
 	char value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
 	enum pmemram_zone zone;
 	bool convert;
-	bool create; /* create = devdax */
+	bool create;	    /* create = devdax */
+	bool create_region; /* create-region = pmem */
 };
 
 /* One edit of the configuration directory under its lock; undone by edit_done() unless committed. */
@@ -246,7 +247,11 @@ static int defined_elsewhere(const struct edit *e, const struct pmemram_config *
 static void settings_from_claim(const struct pmemram_claim *claim, struct settings *s)
 {
 	*s = (struct settings){
-		.match = claim->match, .zone = claim->zone, .convert = claim->convert, .create = claim->create
+		.match = claim->match,
+		.zone = claim->zone,
+		.convert = claim->convert,
+		.create = claim->create,
+		.create_region = claim->create_region,
 	};
 	strcpy(s->value, claim->match_value);
 }
@@ -293,7 +298,7 @@ static const char *create_string(bool create)
 	return create ? "devdax" : "no";
 }
 
-static size_t diff_settings(const struct settings *a, const struct settings *b, struct change changes[static 4])
+static size_t diff_settings(const struct settings *a, const struct settings *b, struct change changes[static 5])
 {
 	char x[2 * PMEMRAM_CONFIG_NAME_MAX], y[2 * PMEMRAM_CONFIG_NAME_MAX];
 	size_t n = 0;
@@ -320,6 +325,11 @@ static size_t diff_settings(const struct settings *a, const struct settings *b, 
 		strcpy(changes[n].from, create_string(a->create));
 		strcpy(changes[n++].to, create_string(b->create));
 	}
+	if (a->create_region != b->create_region) {
+		changes[n] = (struct change){ .key = "create-region" };
+		strcpy(changes[n].from, a->create_region ? "pmem" : "no");
+		strcpy(changes[n++].to, b->create_region ? "pmem" : "no");
+	}
 	return n;
 }
 
@@ -328,7 +338,7 @@ struct outcome {
 	const char *action; /* "created", "replaced", "unchanged", "removed" */
 	bool have_settings;
 	struct settings settings;
-	struct change changes[4];
+	struct change changes[5];
 	size_t n_changes;
 	const char *create_plan; /* with create: what pmemramd's plan does in the region, NULL without */
 	const char *daemon; /* "reloaded", "not-running", "failed", "not-asked" */
@@ -367,7 +377,9 @@ static int print_json(const struct edit *e, const struct outcome *o)
 	     json_object_object_add(root, "convert",
 				    o->have_settings ? json_object_new_boolean(o->settings.convert) : NULL) == 0 &&
 	     json_object_object_add(root, "create",
-				    o->have_settings ? json_object_new_boolean(o->settings.create) : NULL) == 0;
+				    o->have_settings ? json_object_new_boolean(o->settings.create) : NULL) == 0 &&
+	     json_object_object_add(root, "create_region",
+				    o->have_settings ? json_object_new_boolean(o->settings.create_region) : NULL) == 0;
 	if (ok && streq(e->command, "claim"))
 		ok = json_object_object_add(root, "create_plan",
 					    o->create_plan ? json_object_new_string(o->create_plan) : NULL) == 0;
@@ -452,6 +464,7 @@ struct claim_args {
 	enum pmemram_zone zone;
 	bool convert;
 	bool create;
+	bool create_region; /* with create: create-region = pmem */
 };
 
 /* The drop-in's text; the value is checked for its characters already, the parser judges the rest. */
@@ -475,9 +488,9 @@ static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 		     "match = %s\n"
 		     "online = %s\n"
 		     "convert = %s\n"
-		     "%s",
+		     "%s%s",
 		     name, name, name, value, pmemram_config_online_to_string(a->zone), yes_no(a->convert),
-		     a->create ? "create = devdax\n" : "");
+		     a->create_region ? "create-region = pmem\n" : "", a->create ? "create = devdax\n" : "");
 	return n < 0 ? -ENOMEM : n;
 }
 
@@ -629,7 +642,7 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		ctl_print_config_errors(e.dir, &errors, r);
 		return CTL_EXIT_CONFIG;
 	}
-	if (a->create) {
+	if (a->create && !a->create_region) {
 		r = check_create(&e, result, a->value, create_plan, sizeof(create_plan));
 		if (r != CTL_EXIT_OK)
 			return r;
@@ -660,9 +673,10 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		char m[2 * PMEMRAM_CONFIG_NAME_MAX];
 
 		if (!e.exists)
-			printf("Wrote %s: claim '%s', match = %s, online = %s, convert = %s%s.\n", e.path, name,
+			printf("Wrote %s: claim '%s', match = %s, online = %s, convert = %s%s%s.\n", e.path, name,
 			       match_string(&o.settings, m, sizeof(m)),
 			       pmemram_config_online_to_string(o.settings.zone), yes_no(o.settings.convert),
+			       o.settings.create_region ? ", create-region = pmem" : "",
 			       o.settings.create ? ", create = devdax" : "");
 		else {
 			printf("Replaced %s: claim '%s'", e.path, name);
@@ -702,6 +716,8 @@ static void claim_help(void)
 	       "       [--convert --destroy-data]\n"
 	       "       %s claim [--json] [--config DIR] NAME --region regionN --create\n"
 	       "       [--online movable|normal]\n"
+	       "       %s claim [--json] [--config DIR] NAME --cxl-memdev SERIAL --create-region\n"
+	       "       --destroy-data [--online movable|normal]\n"
 	       "       %s claim [--json] [--config DIR] --from-daxctl [FILE]\n"
 	       "\n"
 	       "Claim dax devices as system RAM: write the drop-in\n"
@@ -733,6 +749,10 @@ static void claim_help(void)
 	       "                        region's largest free extent; only with --region.  Free space\n"
 	       "                        only: no namespace's data is touched.  Refused when the region\n"
 	       "                        is missing or pmemramd's plan would refuse it\n"
+	       "     --create-region    let pmemramd make the memdev's pmem CXL region when it is in\n"
+	       "                        none, then a devdax namespace over it (create-region = pmem,\n"
+	       "                        create = devdax); only with --cxl-memdev.  This DESTROYS what\n"
+	       "                        the memdev's pmem held: needs --destroy-data\n"
 	       "     --from-daxctl [FILE]  write a claim daxctl-NAME for each [reconfigure-device NAME]\n"
 	       "                        section of FILE (default: the *.conf files of $PMEMRAM_DAXCTL_CONFIG_DIR\n"
 	       "                        or " PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "); sections with no pmemram\n"
@@ -741,14 +761,23 @@ static void claim_help(void)
 	       ")\n"
 	       "  -j --json             Print JSON (schema in pmemramctl(8))\n"
 	       "  -h --help             Show this help\n",
-	       program_invocation_short_name, program_invocation_short_name, program_invocation_short_name);
+	       program_invocation_short_name, program_invocation_short_name, program_invocation_short_name,
+	       program_invocation_short_name);
 }
 
 #define MATCH_OPTIONS "--uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev or --all-devdax"
 
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 {
-	enum { OPT_CONVERT = 0x100, OPT_DESTROY_DATA, OPT_FROM_DAXCTL, OPT_CXL_REGION, OPT_CXL_MEMDEV, OPT_CREATE };
+	enum {
+		OPT_CONVERT = 0x100,
+		OPT_DESTROY_DATA,
+		OPT_FROM_DAXCTL,
+		OPT_CXL_REGION,
+		OPT_CXL_MEMDEV,
+		OPT_CREATE,
+		OPT_CREATE_REGION
+	};
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -764,6 +793,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "convert", no_argument, NULL, OPT_CONVERT },
 		{ "destroy-data", no_argument, NULL, OPT_DESTROY_DATA },
 		{ "create", no_argument, NULL, OPT_CREATE },
+		{ "create-region", no_argument, NULL, OPT_CREATE_REGION },
 		{ "from-daxctl", no_argument, NULL, OPT_FROM_DAXCTL },
 		{},
 	};
@@ -840,6 +870,9 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		case OPT_CREATE:
 			a.create = settings = true;
 			break;
+		case OPT_CREATE_REGION:
+			a.create_region = a.create = settings = true;
+			break;
 		default:
 			return ctl_unknown_option("claim", argv);
 		}
@@ -858,7 +891,8 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			return ctl_usage_error("claim",
 					       "--from-daxctl takes the claims' settings from daxctl's files: "
 					       "no --uuid, --device, --region, --hmem, --cxl-region, --cxl-memdev, "
-					       "--all-devdax, --online, --convert, --destroy-data or --create");
+					       "--all-devdax, --online, --convert, --destroy-data, --create or "
+					       "--create-region");
 		if (optind + 1 < argc)
 			return ctl_usage_error("claim", "unexpected argument '%s'", argv[optind + 1]);
 		return ctl_claim_from_daxctl(dir, optind < argc ? argv[optind] : NULL, json);
@@ -892,9 +926,18 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		return ctl_usage_error("claim",
 				       "--convert DESTROYS the namespace's contents (its file system, its data): add "
 				       "--destroy-data to say that you accept that");
-	if (destroy_data && !a.convert)
-		return ctl_usage_error("claim", "--destroy-data goes with --convert only");
-	if (a.create && a.match != PMEMRAM_MATCH_REGION)
+	if (a.create_region && a.match != PMEMRAM_MATCH_CXL_MEMDEV)
+		return ctl_usage_error("claim",
+				       "--create-region needs --cxl-memdev: pmemramd makes the region of one memdev "
+				       "named by its serial, not with %s",
+				       match_options[a.match]);
+	if (a.create_region && !destroy_data)
+		return ctl_usage_error("claim",
+				       "--create-region DESTROYS what the memdev's persistent memory holds: add "
+				       "--destroy-data to say that you accept that");
+	if (destroy_data && !a.convert && !a.create_region)
+		return ctl_usage_error("claim", "--destroy-data goes with --convert or --create-region only");
+	if (a.create && !a.create_region && a.match != PMEMRAM_MATCH_REGION)
 		return ctl_usage_error("claim",
 				       "--create needs --region: pmemramd creates a namespace in an nvdimm region, "
 				       "not with %s",

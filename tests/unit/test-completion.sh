@@ -128,7 +128,7 @@ checks()
 	check "status options" -h --help -j --json
 	comp pmemramctl claim --
 	check "claim long options" --help --json --config --uuid --device --region --hmem --cxl-region \
-		--cxl-memdev --all-devdax --online --convert --destroy-data --create --from-daxctl
+		--cxl-memdev --all-devdax --online --convert --destroy-data --create --create-region --from-daxctl
 	comp pmemramctl cache-report -
 	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --shared-cache --seed --accesses \
 		--zipf

@@ -518,7 +518,16 @@ static void test_claim_usage(void **state)
 		  "pmemramctl claim: --convert DESTROYS the namespace's contents (its file system, its data): add "
 		  "--destroy-data to say that you accept that\n" },
 		{ { "claim", "x", "--uuid", UUID, "--destroy-data" },
-		  "pmemramctl claim: --destroy-data goes with --convert only\n" },
+		  "pmemramctl claim: --destroy-data goes with --convert or --create-region only\n" },
+		{ { "claim", "x", "--region", "region0", "--create-region", "--destroy-data" },
+		  "pmemramctl claim: --create-region needs --cxl-memdev: pmemramd makes the region of one memdev named "
+		  "by its serial, not with --region\n" },
+		{ { "claim", "x", "--cxl-memdev", "0x5eed0001", "--create-region" },
+		  "pmemramctl claim: --create-region DESTROYS what the memdev's persistent memory holds: add "
+		  "--destroy-data to say that you accept that\n" },
+		{ { "claim", "x", "--cxl-memdev", "0x5eed0001", "--create" },
+		  "pmemramctl claim: --create needs --region: pmemramd creates a namespace in an nvdimm region, not "
+		  "with --cxl-memdev\n" },
 		{ { "claim", "x", "--device", "dax0.0", "--create" },
 		  "pmemramctl claim: --create needs --region: pmemramd creates a namespace in an nvdimm region, not "
 		  "with --device\n" },
@@ -1239,6 +1248,39 @@ static void test_from_daxctl_same_device(void **state)
 	fake_env_teardown(&env);
 }
 
+/* --create-region: both keys written, shown and diffed; no region is looked at (the plan does). */
+static void test_claim_create_region(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *text = NULL, *expected = NULL;
+	struct json_object *j, *change;
+
+	run = RUN(state, "claim", "card", "--cxl-memdev", "0x5eed0001", "--create-region", "--destroy-data");
+	assert_int_equal(run->status, 0);
+	text = read_conf(state, DROPIN("card"));
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\n[claim \"card\"]\nmatch = cxl-memdev:0x5eed0001\nonline = movable\nconvert = "
+				     "no\ncreate-region = pmem\ncreate = devdax\n"));
+	assert_true(
+		asprintf(&expected,
+			 "Wrote %s/%s: claim 'card', match = cxl-memdev:0x5eed0001, online = movable, convert = no, "
+			 "create-region = pmem, create = devdax.\n",
+			 ENV(state)->conf, DROPIN("card")) >= 0);
+	assert_string_equal(run->out, expected);
+
+	free(run);
+	run = RUN(state, "claim", "--json", "card", "--cxl-memdev", "0x5eed0001");
+	assert_int_equal(run->status, 0);
+	j = parse_json(run);
+	assert_false(json_object_get_boolean(json_object_object_get(j, "create_region")));
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "changes")), 2);
+	change = json_object_array_get_idx(json_object_object_get(j, "changes"), 1);
+	assert_string_equal(json_string_at(change, "key"), "create-region");
+	assert_string_equal(json_string_at(change, "from"), "pmem");
+	assert_string_equal(json_string_at(change, "to"), "no");
+	json_object_put(j);
+}
+
 #define CLAIM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1250,6 +1292,7 @@ int main(void)
 		CLAIM_TEST(test_claim_hmem),
 		CLAIM_TEST(test_claim_cxl),
 		CLAIM_TEST(test_claim_create),
+		CLAIM_TEST(test_claim_create_region),
 		CLAIM_TEST(test_claim_conflict),
 		CLAIM_TEST(test_claim_invalid),
 		CLAIM_TEST(test_claim_usage),
