@@ -505,6 +505,7 @@ int pmemram_daxctl_to_claim(const struct pmemram_daxctl_section *s, struct pmemr
 		.zone_set = s->movable_set,
 		.convert_set.file = -1,
 		.create_set.file = -1,
+		.create_region_set.file = -1,
 	};
 	strcpy(ret->match_value, s->uuid);
 	snprintf(ret->name, sizeof(ret->name), PMEMRAM_DAXCTL_CLAIM_PREFIX "%.*s",
