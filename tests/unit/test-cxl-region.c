@@ -318,6 +318,7 @@ static const struct pmemram_action action = {
 	.type = PMEMRAM_ACTION_CREATE_CXL_REGION,
 	.device = "mem0",
 	.claim = "cxl",
+	.serial = 0x5eed0001,
 	.decoder = "decoder0.0",
 	.size = 512 * MiB,
 };
@@ -358,7 +359,7 @@ static void test_create(void **state)
 	assert_string_equal(world.log,
 			    "create region0; uuid region0; granularity region0; ways region0; size region0; "
 			    "mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable region0");
-	pmemram_cxl_region_uuid("cxl", want);
+	pmemram_cxl_region_uuid(0x5eed0001, want);
 	assert_memory_equal(r->uuid, want, 16);
 	assert_int_equal(r->granularity, 256);
 	assert_int_equal(r->ways, 1);

@@ -1525,11 +1525,12 @@ static void test_cxl_region_create(void **state)
 	char uuid[PMEMRAM_UUID_STRING_MAX], text[PMEMRAM_PLAN_TEXT_MAX];
 	struct world w;
 
-	/* The region's UUID comes from the claim's name alone, and differs from its namespace's. */
-	pmemram_cxl_region_uuid_string("cxl", uuid);
-	assert_string_equal(uuid, pmemram_cxl_region_uuid_string("cxl", text));
+	/* The region's UUID comes from the memdev's serial alone, and differs from its namespace's. */
+	pmemram_cxl_region_uuid_string(0x5eed0001, uuid);
+	assert_string_equal(uuid, pmemram_cxl_region_uuid_string(0x5eed0001, text));
+	assert_string_equal(uuid, pmemram_create_uuid_string("cxl-region:0x5eed0001", text));
 	assert_string_not_equal(uuid, pmemram_create_uuid_string("cxl", text));
-	assert_string_not_equal(uuid, pmemram_cxl_region_uuid_string("cxl2", text));
+	assert_string_not_equal(uuid, pmemram_cxl_region_uuid_string(0x5eed0002, text));
 
 	world_init(&w);
 	add_memdev(&w);
@@ -1539,6 +1540,7 @@ static void test_cxl_region_create(void **state)
 	assert_string_equal(p->actions[0].decoder, "decoder0.0");
 	assert_int_equal(p->actions[0].size, 512 * MiB); /* 256 MiB aligned */
 	assert_string_equal(p->actions[0].uuid, uuid);
+	assert_int_equal(p->actions[0].serial, 0x5eed0001);
 	assert_string_equal(p->actions[0].claim, "cxl");
 	assert_int_equal(p->n_verdicts, 1);
 	assert_string_equal(p->verdicts[0].device, "mem0");
@@ -1575,6 +1577,13 @@ static void test_cxl_region_create(void **state)
 	assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
 	assert_string_equal(p->verdicts[0].cxl.region, "region0");
 	p = pmemram_plan_free(p);
+	/* The claim renamed: its region is still its own (the UUID is the serial's). */
+	p = plan(&w, "[claim \"fast\"]\nmatch = cxl-memdev:0x5EED0001\ncreate-region = pmem\ncreate = devdax\n");
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region4", 0);
+	assert_string_equal(p->actions[0].claim, "fast");
+	assert_int_equal(p->n_verdicts, 1); /* none for mem0: not region-not-ours */
+	p = pmemram_plan_free(p);
 	/* Another serial's claim does not create in that region. */
 	p = plan(&w, "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0002\ncreate-region = pmem\ncreate = devdax\n");
 	assert_int_equal(p->n_actions, 0);
@@ -1586,7 +1595,7 @@ static void test_cxl_region_finish(void **state)
 	char uuid[PMEMRAM_UUID_STRING_MAX];
 	struct world w;
 
-	pmemram_cxl_region_uuid_string("cxl", uuid);
+	pmemram_cxl_region_uuid_string(0x5eed0001, uuid);
 	for (int step = 0; step < 3; step++) {
 		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
 

@@ -88,7 +88,7 @@ static int create(const struct cxl_api *api, struct cxl_ctx *cctx, const struct 
 	root = api->decoder_get_by_name(cctx, a->decoder);
 	if (!root)
 		return step_fail(why, size, -ENODEV, "libcxl does not list root decoder %s", a->decoder);
-	pmemram_cxl_region_uuid(a->claim, want);
+	pmemram_cxl_region_uuid(a->serial, want);
 
 	/* 1: the region, its UUID first: that is how the next run finds one cut short. */
 	region = region_by_uuid(api, root, want);

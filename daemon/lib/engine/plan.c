@@ -141,25 +141,27 @@ char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING
 	return buf;
 }
 
-/* "cxl-region:NAME": what pmemram_create_uuid() hashes for the claim's CXL region. */
-static void cxl_region_key(const char *claim, char *buf, size_t size)
+/* "cxl-region:0x5eed0001": what pmemram_create_uuid() hashes for the CXL region of the memdev
+ * with that serial (lower-case hexadecimal, as sysfs shows it, whatever the claim wrote). */
+#define CXL_REGION_KEY_MAX 32
+static void cxl_region_key(uint64_t serial, char buf[CXL_REGION_KEY_MAX])
 {
-	snprintf(buf, size, "cxl-region:%s", claim);
+	snprintf(buf, CXL_REGION_KEY_MAX, "cxl-region:%#" PRIx64, serial);
 }
 
-void pmemram_cxl_region_uuid(const char *claim, uint8_t ret[16])
+void pmemram_cxl_region_uuid(uint64_t serial, uint8_t ret[16])
 {
-	char key[PMEMRAM_CONFIG_NAME_MAX + 16];
+	char key[CXL_REGION_KEY_MAX];
 
-	cxl_region_key(claim, key, sizeof(key));
+	cxl_region_key(serial, key);
 	pmemram_create_uuid(key, ret);
 }
 
-char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX])
+char *pmemram_cxl_region_uuid_string(uint64_t serial, char buf[PMEMRAM_UUID_STRING_MAX])
 {
-	char key[PMEMRAM_CONFIG_NAME_MAX + 16];
+	char key[CXL_REGION_KEY_MAX];
 
-	cxl_region_key(claim, key, sizeof(key));
+	cxl_region_key(serial, key);
 	return pmemram_create_uuid_string(key, buf);
 }
 
@@ -1019,7 +1021,7 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 
 	if (!claim)
 		return 0;
-	pmemram_cxl_region_uuid_string(claim->name, uuid);
+	pmemram_cxl_region_uuid_string(m->serial, uuid);
 	reason = memdev_refusal(b->observed, m, uuid, &ours, text, sizeof(text));
 	if (reason == PMEMRAM_REASON_NONE && m->region[0] && ours && ours->committed && ours->enabled)
 		return 0; /* made: its nvdimm region is create = devdax's */
@@ -1046,6 +1048,7 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 		return r;
 	a = &b->plan->actions[b->plan->n_actions - 1];
 	strcpy(a->uuid, uuid);
+	a->serial = m->serial;
 	strcpy(a->decoder, ours ? ours->root_decoder : m->root_decoder);
 	a->size = ours && ours->size ? ours->size : m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
 	return 0;

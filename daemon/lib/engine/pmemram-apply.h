@@ -90,8 +90,8 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
 
 /*
  * The default create_cxl_region, through libcxl, as cxl create-region -t pmem does for one memdev:
- * on root decoder a->decoder, the region whose UUID is pmemram_cxl_region_uuid() of the claim's
- * name, else a new pmem region given that UUID at once; then (each step skipped when found done,
+ * on root decoder a->decoder, the region whose UUID is pmemram_cxl_region_uuid() of the memdev's
+ * serial (a->serial), else a new pmem region given that UUID at once; then (each step skipped when found done,
  * so that a creation cut short is finished by the next call) one way, the root decoder's
  * granularity and a->size, the memdev's endpoint decoder (the one holding exactly that much pmem
  * outside a region, else the first free one, set to pmem mode and that size) as its target, the

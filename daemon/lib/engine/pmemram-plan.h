@@ -25,10 +25,11 @@ void pmemram_create_uuid(const char *claim, uint8_t ret[16]);
 char *pmemram_create_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
 
 /* The UUID of the CXL region a create-region = pmem claim makes: pmemram_create_uuid() of
- * "cxl-region:" and the claim's name, which tells the region pmemram's after a restart. */
-void pmemram_cxl_region_uuid(const char *claim, uint8_t ret[16]);
+ * "cxl-region:" and the memdev's serial ("cxl-region:0x5eed0001"), which tells the region
+ * pmemram's after a restart, whatever the claim is called. */
+void pmemram_cxl_region_uuid(uint64_t serial, uint8_t ret[16]);
 /* The same, lower case as sysfs shows it; returns buf. */
-char *pmemram_cxl_region_uuid_string(const char *claim, char buf[PMEMRAM_UUID_STRING_MAX]);
+char *pmemram_cxl_region_uuid_string(uint64_t serial, char buf[PMEMRAM_UUID_STRING_MAX]);
 
 /* ---- what discovery saw (plain data; the planner borrows, never frees) ---------------- */
 
@@ -185,6 +186,7 @@ struct pmemram_action {
 			  * the memdev for CREATE_CXL_REGION */
 	char decoder[32]; /* CREATE_CXL_REGION: the root decoder */
 	uint64_t size;	  /* CREATE_CXL_REGION: the region's size */
+	uint64_t serial;  /* CREATE_CXL_REGION: the memdev's serial */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have;
 					     * CREATE_NAMESPACE: the one it gets (pmemram_create_uuid());
