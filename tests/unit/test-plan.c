@@ -1621,6 +1621,61 @@ static void test_cxl_region_finish(void **state)
 	}
 }
 
+/* The nvdimm region of a CXL region pmemram did not make for the claim's memdev gets no namespace:
+ * a foreign region spanning an unclaimed memdev too, one of another UUID, one with the claim's
+ * UUID but another memdev as well. */
+static void test_cxl_region_foreign_namespace(void **state)
+{
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+	struct world w;
+
+	pmemram_cxl_region_uuid_string(0x5eed0001, uuid);
+	world_init(&w);
+	memdev_in_region(add_memdev(&w));
+	add_cxl_region(&w, UUID, true, true);
+	add_region(&w, "region4", 1024 * MiB)->cxl = (struct pmemram_cxl_origin){ .region = "region0",
+										  .serials = { 0x5eed0001, 0x5eed0002 },
+										  .n_serials = 2 };
+	/* mem0's only verdict is its refusal; region4 is not planned. */
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS, NULL);
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_verdicts, 1);
+		assert_string_equal(p->verdicts[0].device, "mem0");
+	}
+
+	/* mem0 alone, a UUID not the serial's. */
+	w.regions[0].cxl.n_serials = 1;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS, NULL);
+
+	/* The serial's UUID, but two memdevs (or one unknown) behind it: no namespace either. */
+	strcpy(w.cxl_regions[0].uuid, uuid);
+	w.regions[0].cxl.n_serials = 2;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 0);
+		assert_int_equal(p->n_verdicts, 0);
+	}
+	w.regions[0].cxl =
+		(struct pmemram_cxl_origin){ .region = "region0", .serials = { 0x5eed0002 }, .n_serials = 1 };
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 0);
+		assert_int_equal(p->n_verdicts, 0);
+	}
+	/* The claim's own: the namespace is made. */
+	w.regions[0].cxl.serials[0] = 0x5eed0001;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_NAMESPACE, "region4", 0);
+	}
+}
+
 static void test_cxl_region_refusals(void **state)
 {
 	struct world w;
@@ -1703,6 +1758,7 @@ int main(void)
 		cmocka_unit_test(test_cxl_region_create),
 		cmocka_unit_test(test_cxl_region_finish),
 		cmocka_unit_test(test_cxl_region_refusals),
+		cmocka_unit_test(test_cxl_region_foreign_namespace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

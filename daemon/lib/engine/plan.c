@@ -768,18 +768,37 @@ static const struct pmemram_observed_region *region_find(const struct pmemram_ob
 	return NULL;
 }
 
-/* Whether the claim has create = devdax for this region: named by it, or on CXL with the claim's
- * memdev (create-region = pmem). */
+static const struct pmemram_observed_cxl_region *cxl_region_find(const struct pmemram_observed *o, const char *name,
+								 const char *uuid)
+{
+	for (size_t i = 0; i < o->n_cxl_regions; i++)
+		if (name ? streq(o->cxl_regions[i].name, name) : streq(o->cxl_regions[i].uuid, uuid))
+			return &o->cxl_regions[i];
+	return NULL;
+}
+
+/* Whether the claim has create = devdax for this region: named by it, or (create-region = pmem)
+ * the nvdimm region of the CXL region pmemram made for the claim's memdev: with the UUID of its
+ * serial and that memdev alone as target.  A namespace in any other CXL region would write labels
+ * on memdevs the claim does not name. */
 static bool creates_in(const struct pmemram_observed *o, const struct pmemram_claim *c, const char *region)
 {
+	const struct pmemram_observed_cxl_region *cr;
 	const struct pmemram_observed_region *r;
+	char uuid[PMEMRAM_UUID_STRING_MAX];
+	uint64_t serial;
 
 	if (!c->create)
 		return false;
 	if (c->match == PMEMRAM_MATCH_REGION)
 		return streq(c->match_value, region);
-	r = c->match == PMEMRAM_MATCH_CXL_MEMDEV ? region_find(o, region) : NULL;
-	return r && cxl_has_memdev(&r->cxl, c->match_value);
+	if (c->match != PMEMRAM_MATCH_CXL_MEMDEV || pmemram_parse_u64(c->match_value, 16, &serial) < 0)
+		return false;
+	r = region_find(o, region);
+	if (!r || r->cxl.error || !r->cxl.region[0] || r->cxl.n_serials != 1 || r->cxl.serials[0] != serial)
+		return false;
+	cr = cxl_region_find(o, r->cxl.region, NULL);
+	return cr && streq(cr->uuid, pmemram_cxl_region_uuid_string(serial, uuid));
 }
 
 /* A namespace (name, in region ns_region, with label name alt_name, uuid and mode) judged for a
@@ -936,15 +955,6 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	if (k >= 0)
 		pmemram_create_uuid_string(claim->name, b->plan->actions[b->plan->n_actions - 1].uuid);
 	return k;
-}
-
-static const struct pmemram_observed_cxl_region *cxl_region_find(const struct pmemram_observed *o, const char *name,
-								 const char *uuid)
-{
-	for (size_t i = 0; i < o->n_cxl_regions; i++)
-		if (name ? streq(o->cxl_regions[i].name, name) : streq(o->cxl_regions[i].uuid, uuid))
-			return &o->cxl_regions[i];
-	return NULL;
 }
 
 /* The create-region = pmem claim of memdev m, NULL when none. */
