@@ -44,11 +44,13 @@ struct cxl_endpoint {
 
 struct cxl_memdev {
 	struct cxl_endpoint endpoint;
+	unsigned long long serial;
 };
 
 struct cxl_ctx {
 	struct cxl_memdev memdev;
 	struct cxl_decoder root;
+	struct cxl_decoder other; /* an endpoint decoder of another memdev */
 	struct cxl_region regions[3];
 	char log[512];	       /* the changes, "create region0; uuid region0; ..." */
 	const char *fail_step; /* a change that fails with -EIO */
@@ -101,6 +103,20 @@ static const char *f_memdev_get_devname(struct cxl_memdev *m)
 static struct cxl_endpoint *f_memdev_get_endpoint(struct cxl_memdev *m)
 {
 	return &m->endpoint;
+}
+static unsigned long long f_memdev_get_serial(struct cxl_memdev *m)
+{
+	return m->serial;
+}
+static struct cxl_memdev *f_decoder_get_memdev(struct cxl_decoder *d)
+{
+	static struct cxl_memdev other;
+
+	if (d == &world.other)
+		return &other;
+	return d == &world.memdev.endpoint.port.decoders[0] || d == &world.memdev.endpoint.port.decoders[1]
+		       ? &world.memdev
+		       : NULL;
 }
 static struct cxl_port *f_endpoint_get_port(struct cxl_endpoint *e)
 {
@@ -283,12 +299,14 @@ static const struct cxl_api fake = {
 	.memdev_get_next = f_memdev_get_next,
 	.memdev_get_devname = f_memdev_get_devname,
 	.memdev_get_endpoint = f_memdev_get_endpoint,
+	.memdev_get_serial = f_memdev_get_serial,
 	.endpoint_get_port = f_endpoint_get_port,
 	.decoder_get_by_name = f_decoder_get_by_name,
 	.decoder_get_first = f_decoder_get_first,
 	.decoder_get_next = f_decoder_get_next,
 	.decoder_get_devname = f_decoder_get_devname,
 	.decoder_get_region = f_decoder_get_region,
+	.decoder_get_memdev = f_decoder_get_memdev,
 	.decoder_get_dpa_size = f_decoder_get_dpa_size,
 	.decoder_get_mode = f_decoder_get_mode,
 	.decoder_set_mode = f_decoder_set_mode,
@@ -325,7 +343,8 @@ static const struct pmemram_action action = {
 
 static void world_init(void)
 {
-	world = (struct cxl_ctx){ .root = { .name = "decoder0.0" } };
+	world = (struct cxl_ctx){ .root = { .name = "decoder0.0" }, .other = { .name = "decoder3.0" } };
+	world.memdev.serial = 0x5eed0001;
 	strcpy(world.memdev.endpoint.port.decoders[0].name, "decoder2.0");
 	strcpy(world.memdev.endpoint.port.decoders[1].name, "decoder2.1");
 }
@@ -444,6 +463,17 @@ static void test_failures(void **state)
 	world.memdev.endpoint.port.decoders[1].dpa_size = 256 * MiB;
 	assert_int_equal(run(ctx, why, sizeof(why)), -EBUSY);
 	assert_string_equal(why, "mem0: no free endpoint decoder: Device or resource busy");
+
+	/* A region with mem0's UUID but another memdev's decoder as target is left as it is. */
+	world_init();
+	world.fail_step = "commit";
+	assert_int_equal(run(ctx, why, sizeof(why)), -EIO);
+	world.fail_step = NULL;
+	world.regions[0].target = &world.other;
+	assert_int_equal(run(ctx, why, sizeof(why)), -ESTALE);
+	assert_string_equal(world.log, "");
+	assert_string_equal(why,
+			    "region0 has mem0's UUID but decoder3.0 as target, not one of mem0's: Stale file handle");
 }
 
 int main(void)

@@ -370,6 +370,8 @@ static void test_memdevs(void **state)
 	assert_string_equal(r[0].root_decoder, "decoder0.0");
 	assert_string_equal(r[0].uuid, "c0ffee00-0000-8000-8000-000000000000");
 	assert_int_equal(r[0].size, 512 << 20);
+	assert_int_equal(r[0].n_targets, 1);
+	assert_int_equal(r[0].target_serial, 0x5eed0001);
 	assert_true(r[0].committed);
 	assert_true(r[0].enabled);
 

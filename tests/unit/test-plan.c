@@ -1678,6 +1678,7 @@ static void test_cxl_region_foreign_namespace(void **state)
 
 static void test_cxl_region_refusals(void **state)
 {
+	char uuid[PMEMRAM_UUID_STRING_MAX];
 	struct world w;
 
 	/* In a region someone else made, committed or not. */
@@ -1688,6 +1689,30 @@ static void test_cxl_region_refusals(void **state)
 		       "mem0 is in CXL region region0 (decoder2.0), which pmemram did not make; not touching it");
 	w.cxl_regions[0].committed = w.cxl_regions[0].enabled = true;
 	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS, NULL);
+
+	/* A region with mem0's UUID whose target is another memdev (or more than mem0), mem0 in it
+	 * or not: neither finished nor given a namespace. */
+	world_init(&w);
+	add_memdev(&w);
+	add_cxl_region(&w, pmemram_cxl_region_uuid_string(0x5eed0001, uuid), false, false);
+	w.cxl_regions[0].n_targets = 1;
+	w.cxl_regions[0].target_serial = 0x5eed0002;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "CXL region region0 has the UUID of mem0's region but the memdev with serial 0x5eed0002 as "
+		       "target; not touching it");
+	memdev_in_region(&w.memdevs[0]);
+	w.cxl_regions[0].n_targets = 2;
+	w.cxl_regions[0].target_serial = 0x5eed0001;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "CXL region region0 has the UUID of mem0's region but the memdev with serial 0x5eed0001 and "
+		       "others as target; not touching it");
+	w.cxl_regions[0].n_targets = 1;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+	}
 
 	/* Capacity allocated outside any region. */
 	world_init(&w);

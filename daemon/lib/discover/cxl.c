@@ -357,6 +357,7 @@ static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram
 static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_cxl_region *c)
 {
 	char dir[64], path[96], target[PATH_MAX], commit[8], uuid[SYSFS_ATTR_MAX], *slash;
+	struct pmemram_cxl_origin targets = {};
 	int r;
 
 	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", name);
@@ -382,8 +383,12 @@ static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pme
 		r = read_optional(ctx, dir, "commit", commit, sizeof(commit));
 	if (r >= 0)
 		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "size"), &c->size);
+	if (r >= 0)
+		r = read_serials(ctx, name, &targets);
 	if (r < 0)
 		return r;
+	c->n_targets = targets.n_serials;
+	c->target_serial = targets.serials[0];
 	c->committed = streq(commit, "1");
 	r = sysfs_exists(ctx, SYSFS_JOIN(path, dir, "driver"));
 	c->enabled = r > 0;

@@ -18,12 +18,14 @@ struct cxl_api {
 	typeof(cxl_memdev_get_next) *memdev_get_next;
 	typeof(cxl_memdev_get_devname) *memdev_get_devname;
 	typeof(cxl_memdev_get_endpoint) *memdev_get_endpoint;
+	typeof(cxl_memdev_get_serial) *memdev_get_serial;
 	typeof(cxl_endpoint_get_port) *endpoint_get_port;
 	typeof(cxl_decoder_get_by_name) *decoder_get_by_name;
 	typeof(cxl_decoder_get_first) *decoder_get_first;
 	typeof(cxl_decoder_get_next) *decoder_get_next;
 	typeof(cxl_decoder_get_devname) *decoder_get_devname;
 	typeof(cxl_decoder_get_region) *decoder_get_region;
+	typeof(cxl_decoder_get_memdev) *decoder_get_memdev;
 	typeof(cxl_decoder_get_dpa_size) *decoder_get_dpa_size;
 	typeof(cxl_decoder_get_mode) *decoder_get_mode;
 	typeof(cxl_decoder_set_mode) *decoder_set_mode;

@@ -111,8 +111,13 @@ static int create(const struct cxl_api *api, struct cxl_ctx *cctx, const struct 
 			return step_fail(why, size, r, "%s: cannot set its geometry and size",
 					 api->region_get_devname(region));
 	}
-	/* 3: the memdev's capacity on an endpoint decoder, as the region's one target. */
-	if (!api->region_get_target_decoder(region, 0)) {
+	/* 3: the memdev's capacity on an endpoint decoder, as the region's one target; a region with
+	 * the UUID but another memdev's decoder there is not finished. */
+	ep = api->region_get_target_decoder(region, 0);
+	if (ep && api->decoder_get_memdev(ep) != memdev)
+		return step_fail(why, size, -ESTALE, "%s has %s's UUID but %s as target, not one of %s's",
+				 api->region_get_devname(region), a->device, api->decoder_get_devname(ep), a->device);
+	if (!ep) {
 		ep = endpoint_decoder(api, api->endpoint_get_port(endpoint), region, a->size);
 		if (!ep)
 			return step_fail(why, size, -EBUSY, "%s: no free endpoint decoder", a->device);

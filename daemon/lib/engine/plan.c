@@ -984,6 +984,15 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 			 m->name, m->region, m->decoder);
 		return PMEMRAM_REASON_REGION_NOT_OURS;
 	}
+	if (*ret_ours && (*ret_ours)->n_targets > 0 &&
+	    ((*ret_ours)->n_targets != 1 || (*ret_ours)->target_serial != m->serial)) {
+		snprintf(text, size,
+			 "CXL region %s has the UUID of %s's region but the memdev with serial 0x%" PRIx64
+			 "%s as target; not touching it",
+			 (*ret_ours)->name, m->name, (*ret_ours)->target_serial,
+			 (*ret_ours)->n_targets > 1 ? " and others" : "");
+		return PMEMRAM_REASON_REGION_NOT_OURS;
+	}
 	if (m->region[0] || *ret_ours)
 		return PMEMRAM_REASON_NONE;
 	if (m->error) {

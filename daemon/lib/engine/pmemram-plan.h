@@ -110,8 +110,10 @@ struct pmemram_observed_cxl_region {
 	char root_decoder[32];		    /* the root decoder it was made on */
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* a pmem region's, lower case; "" none or null */
 	uint64_t size;
-	bool committed; /* commit reads 1 */
-	bool enabled;	/* bound to the cxl_region driver */
+	size_t n_targets;	/* its targets set (targetN naming an endpoint decoder) */
+	uint64_t target_serial; /* the serial of the memdev behind the first of them */
+	bool committed;		/* commit reads 1 */
+	bool enabled;		/* bound to the cxl_region driver */
 };
 
 /* The alignment of a CXL region's size per interleave way (the kernel's SZ_256M). */
