@@ -80,9 +80,9 @@ static int reconcile_local(const char *dir, bool json)
 	    (mkdir(record, 0755) >= 0 || errno == EEXIST) &&
 	    ctl_runtime_path(PMEMRAM_AUTO_ONLINE_NAME, record, sizeof(record)) >= 0)
 		apply.auto_online_record = record;
-	/* Its binds are pmemram's too, for status. */
+	/* Its binds are pmemram's too, for status; its CXL region creations are recorded as pmemramd's. */
 	if (ctl_runtime_path(NULL, onlined_dir, sizeof(onlined_dir)) >= 0 && access(onlined_dir, W_OK) >= 0)
-		apply.onlined_dir = onlined_dir;
+		apply.onlined_dir = apply.cxl_record_dir = onlined_dir;
 	opts.apply = &apply;
 	r = pmemram_reconcile(ctx, config, &opts, &res);
 	if (!res)

@@ -643,6 +643,7 @@ int manager_reconcile(struct manager *m, const char *why)
 		.done_userdata = m,
 		.auto_online_record = auto_online_record(m, record, sizeof(record)),
 		.onlined_dir = m->runtime_dir,
+		.cxl_record_dir = m->runtime_dir,
 	};
 	struct pmemram_reconcile_options o = {
 		.apply = &apply,

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cxl-load.h"
+#include "fake-sysfs.h"
 #include "pmemram-apply.h"
 #include "pmemram-private.h"
 
@@ -54,9 +57,26 @@ struct cxl_ctx {
 	struct cxl_region regions[3];
 	char log[512];	       /* the changes, "create region0; uuid region0; ..." */
 	const char *fail_step; /* a change that fails with -EIO */
+	bool kill_at_create;   /* the process is killed right after the kernel made the region */
 };
 
 static struct cxl_ctx world;
+static char *sysroot; /* the fake sysfs, with decoder0.0/create_pmem_region */
+static char record_dir[PATH_MAX];
+static jmp_buf killed;
+
+/* The root decoder's create_pmem_region, as the kernel keeps it: the name the next region gets,
+ * the lowest free id. */
+static void next_sync(void)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (!world.regions[i].used) {
+			assert_int_equal(fake_sysfs_write(sysroot, "bus/cxl/devices/decoder0.0/create_pmem_region",
+							  "region%zu\n", i),
+					 0);
+			return;
+		}
+}
 
 static int change(const char *step, const char *name)
 {
@@ -180,7 +200,14 @@ static struct cxl_region *f_decoder_create_pmem_region(struct cxl_decoder *d)
 		if (!world.regions[i].used) {
 			world.regions[i] = (struct cxl_region){ .used = true };
 			snprintf(world.regions[i].name, sizeof(world.regions[i].name), "region%zu", i);
-			return change("create", world.regions[i].name) < 0 ? NULL : &world.regions[i];
+			if (change("create", world.regions[i].name) < 0)
+				return NULL;
+			next_sync();
+			if (world.kill_at_create) {
+				world.kill_at_create = false;
+				longjmp(killed, 1);
+			}
+			return &world.regions[i];
 		}
 	return NULL;
 }
@@ -290,6 +317,17 @@ static int f_region_enable(struct cxl_region *r)
 	return k;
 }
 
+static int f_region_delete(struct cxl_region *r)
+{
+	int k = change("delete", r->name);
+
+	if (k == 0) {
+		r->used = false;
+		next_sync();
+	}
+	return k;
+}
+
 static const struct cxl_api fake = {
 	.new_ctx = f_new,
 	.unref = f_unref,
@@ -328,6 +366,7 @@ static const struct cxl_api fake = {
 	.region_decode_commit = f_region_decode_commit,
 	.region_is_enabled = f_region_is_enabled,
 	.region_enable = f_region_enable,
+	.region_delete = f_region_delete,
 };
 
 /* ---- the tests ----------------------------------------------------------------------------- */
@@ -347,20 +386,40 @@ static void world_init(void)
 	world.memdev.serial = 0x5eed0001;
 	strcpy(world.memdev.endpoint.port.decoders[0].name, "decoder2.0");
 	strcpy(world.memdev.endpoint.port.decoders[1].name, "decoder2.1");
+	next_sync();
 }
 
 static int run(struct pmemram_ctx *ctx, char *why, size_t size)
 {
 	world.log[0] = '\0';
-	return pmemram_cxl_create_region(ctx, (void *)&fake, &action, why, size);
+	return pmemram_cxl_create_region(ctx, (void *)&fake, &action, record_dir, why, size);
 }
+
+#define RECORD "run/" PMEMRAM_CXL_RECORD_PREFIX "0x5eed0001"
 
 static struct pmemram_ctx *new_ctx(void)
 {
 	struct pmemram_ctx *ctx = NULL;
 
 	assert_int_equal(pmemram_ctx_new(&ctx), 0);
+	assert_int_equal(pmemram_ctx_set_sysfs_root(ctx, sysroot), 0);
 	return ctx;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (fake_sysfs_new(&sysroot) < 0 || fake_sysfs_write(sysroot, "run/.keep", "\n") < 0)
+		return -1;
+	snprintf(record_dir, sizeof(record_dir), "%s/run", sysroot);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sysroot = fake_sysfs_free(sysroot);
+	return 0;
 }
 
 /* Every step in order, the UUID right after the region is made: that is what finds it again. */
@@ -401,9 +460,9 @@ static void test_resume(void **state)
 		/* after a failed create nothing is left: all again */
 		"create region0; uuid region0; granularity region0; ways region0; size region0; mode decoder2.0; dpa "
 		"decoder2.0; target decoder2.0; commit region0; enable region0",
-		/* a region without the UUID is not the claim's: another is made */
-		"create region1; uuid region1; granularity region1; ways region1; size region1; mode decoder2.0; dpa "
-		"decoder2.0; target decoder2.0; commit region1; enable region1",
+		/* the region that could not be named was deleted: made again, under the same name */
+		"create region0; uuid region0; granularity region0; ways region0; size region0; mode decoder2.0; dpa "
+		"decoder2.0; target decoder2.0; commit region0; enable region0",
 		"granularity region0; ways region0; size region0; mode decoder2.0; dpa decoder2.0; target decoder2.0; "
 		"commit region0; enable region0",
 		"granularity region0; ways region0; size region0; mode decoder2.0; dpa decoder2.0; target decoder2.0; "
@@ -427,6 +486,11 @@ static void test_resume(void **state)
 		assert_true(run(ctx, why, sizeof(why)) < 0);
 		if (strcmp(steps[i], "create") == 0)
 			world.regions[0].used = false; /* the kernel made none */
+		if (strcmp(steps[i], "uuid") == 0) {
+			assert_string_equal(world.log, "create region0; uuid region0; delete region0");
+			assert_string_equal(why, "region0: cannot set its UUID (deleted it): Input/output error");
+		}
+		assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
 		world.fail_step = NULL;
 		assert_int_equal(run(ctx, why, sizeof(why)), 0);
 		if (strcmp(world.log, rest[i]) != 0)
@@ -450,11 +514,11 @@ static void test_failures(void **state)
 
 	world_init();
 	strcpy(a.decoder, "decoder0.1");
-	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, why, sizeof(why)), -ENODEV);
+	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, NULL, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "libcxl does not list root decoder decoder0.1: No such device");
 	a = action;
 	strcpy(a.device, "mem1");
-	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, why, sizeof(why)), -ENODEV);
+	assert_int_equal(pmemram_cxl_create_region(ctx, (void *)&fake, &a, NULL, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "libcxl does not list mem1: No such device");
 
 	/* Both endpoint decoders hold other capacity. */
@@ -476,13 +540,67 @@ static void test_failures(void **state)
 			    "region0 has mem0's UUID but decoder3.0 as target, not one of mem0's: Stale file handle");
 }
 
+/* Killed between making the region and naming it: the next call adopts the region its record
+ * names instead of making a second one; a record naming a region that is not such an orphan is
+ * dropped. */
+static void test_killed(void **state)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+	char why[128];
+
+	(void)state;
+	world_init();
+	world.kill_at_create = true;
+	if (setjmp(killed) == 0) {
+		(void)run(ctx, why, sizeof(why));
+		fail_msg("not killed");
+	}
+	assert_string_equal(world.log, "create region0");
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "decoder0.0 region0");
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_string_equal(world.log,
+			    "uuid region0; granularity region0; ways region0; size region0; mode decoder2.0; "
+			    "dpa decoder2.0; target decoder2.0; commit region0; enable region0");
+	assert_false(world.regions[1].used);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+
+	/* Killed again, and the adoption's naming fails: the orphan is deleted. */
+	world_init();
+	world.kill_at_create = true;
+	if (setjmp(killed) == 0) {
+		(void)run(ctx, why, sizeof(why));
+		fail_msg("not killed");
+	}
+	world.fail_step = "uuid";
+	assert_int_equal(run(ctx, why, sizeof(why)), -EIO);
+	assert_string_equal(world.log, "uuid region0; delete region0");
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+	world.fail_step = NULL;
+
+	/* The recorded region has a size (someone else's, being made): not adopted; nor one that
+	 * is not there. */
+	world_init();
+	world.regions[0] = (struct cxl_region){ .name = "region0", .used = true, .size = 256 * MiB };
+	next_sync();
+	assert_int_equal(fake_sysfs_write(sysroot, RECORD, "decoder0.0 region0\n"), 0);
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_true(strncmp(world.log, "create region1; uuid region1;", 29) == 0);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+	world_init();
+	assert_int_equal(fake_sysfs_write(sysroot, RECORD, "decoder0.0 region2\n"), 0);
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_true(strncmp(world.log, "create region0; uuid region0;", 29) == 0);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_killed),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -33,9 +33,10 @@ struct run {
 	const struct pmemram_apply_ops *ops;
 	void *userdata;
 	struct pmemram_apply_result *res;
-	const char *record;  /* options->auto_online_record */
-	char bound[32];	     /* the device whose kmem bind this run did and verified, "" none */
-	bool kernel_onlined; /* and the kernel was to online its blocks during that bind */
+	const char *record;	    /* options->auto_online_record */
+	const char *cxl_record_dir; /* options->cxl_record_dir */
+	char bound[32];		    /* the device whose kmem bind this run did and verified, "" none */
+	bool kernel_onlined;	    /* and the kernel was to online its blocks during that bind */
 };
 
 /* Settle the current result; returns its result (0 unless FAILED). */
@@ -680,7 +681,7 @@ static int create_cxl_region(struct run *run, const struct pmemram_action *a)
 	if (r > 0)
 		return succeed(run, true, "%s: already in CXL region %s", a->device, region);
 	r = run->ops->create_cxl_region
-		    ? run->ops->create_cxl_region(run->ctx, run->userdata, a, why,
+		    ? run->ops->create_cxl_region(run->ctx, run->userdata, a, run->cxl_record_dir, why,
 						  why_room(snprintf(NULL, 0, CXL_REGION_FAILED, a->device, a->decoder)))
 		    : -EOPNOTSUPP;
 	k = cxl_region_done(run, a, region, sizeof(region));
@@ -899,6 +900,7 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 	run.ops = o->ops ? o->ops : &pmemram_apply_default_ops;
 	run.userdata = o->ops ? o->ops_userdata : NULL;
 	run.record = o->auto_online_record;
+	run.cxl_record_dir = o->cxl_record_dir;
 
 	for (size_t i = 0; i < n_actions; i++) {
 		run.res = &report->results[i];

@@ -49,6 +49,7 @@ static const struct lib_symbol symbols[] = {
 	SYMBOL(region_decode_commit),
 	SYMBOL(region_is_enabled),
 	SYMBOL(region_enable),
+	SYMBOL(region_delete),
 };
 
 int cxl_api_get(struct pmemram_ctx *ctx, const struct cxl_api **ret)

@@ -47,6 +47,7 @@ struct cxl_api {
 	typeof(cxl_region_decode_commit) *region_decode_commit;
 	typeof(cxl_region_is_enabled) *region_is_enabled;
 	typeof(cxl_region_enable) *region_enable;
+	typeof(cxl_region_delete) *region_delete;
 };
 
 /*

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The pmem CXL region of a create-region = pmem claim, made or finished through libcxl: see pmemram-apply.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+
+#include "fileio.h"
 
 #include "cxl-load.h"
 #include "lib-load.h"
@@ -67,9 +74,114 @@ static struct cxl_decoder *endpoint_decoder(const struct cxl_api *api, struct cx
 	return allocated ? allocated : free_one;
 }
 
-static int create(const struct cxl_api *api, struct cxl_ctx *cctx, const struct pmemram_action *a, char *why,
-		  size_t size)
+/* ---- the record of a region being made -------------------------------------------------------
+ * Between making a region and giving it its UUID, a run killed leaves a region nothing tells
+ * pmemram's, holding address space.  The region's name is known before it is made (the root
+ * decoder's create_pmem_region reads the next one), so it is recorded first, in
+ * dir/PMEMRAM_CXL_RECORD_PREFIX<serial>: "decoder0.0 region3". */
+
+static int record_path(const char *dir, uint64_t serial, char *buf, size_t size)
 {
+	int n = snprintf(buf, size, "%s/" PMEMRAM_CXL_RECORD_PREFIX "%#" PRIx64, dir, serial);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The region the record names on root decoder, in decoder and region ("" each when none). */
+static void record_read(const char *path, char decoder[32], char region[32])
+{
+	char line[80] = "";
+	ssize_t n;
+	int fd;
+
+	decoder[0] = region[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	n = read(fd, line, sizeof(line) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return;
+	line[n] = '\0';
+	if (sscanf(line, "%31s %31s", decoder, region) != 2)
+		decoder[0] = region[0] = '\0';
+}
+
+static int record_write(const char *path, const char *decoder, const char *region)
+{
+	char line[80];
+	int n = snprintf(line, sizeof(line), "%s %s\n", decoder, region);
+
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -ENAMETOOLONG;
+	return file_write_atomic(path, line, (size_t)n, 0644, 0);
+}
+
+static bool uuid_is_null(const unsigned char u[16])
+{
+	for (size_t i = 0; i < 16; i++)
+		if (u[i])
+			return false;
+	return true;
+}
+
+/* The region a run killed after making it and before giving it its UUID left, as the record names
+ * it: on root, with no UUID, no size and no target yet; NULL when there is none such (a record
+ * naming another is dropped: that run made no region, or someone else has it now). */
+static struct cxl_region *record_adopt(const struct cxl_api *api, struct cxl_decoder *root, const char *path)
+{
+	char decoder[32], name[32];
+	unsigned char u[16];
+
+	record_read(path, decoder, name);
+	if (!name[0] || !streq(decoder, api->decoder_get_devname(root)))
+		return NULL;
+	for (struct cxl_region *region = api->region_get_first(root); region; region = api->region_get_next(region)) {
+		if (!streq_ptr(api->region_get_devname(region), name))
+			continue;
+		api->region_get_uuid(region, u);
+		if (uuid_is_null(u) && api->region_get_size(region) == 0 && !api->region_get_target_decoder(region, 0))
+			return region;
+	}
+	return NULL;
+}
+
+/* A new pmem region on root, recorded (when record) under the name the kernel gives it next. */
+static struct cxl_region *region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
+				      const char *record, int *ret)
+{
+	char path[96], next[32] = "";
+	struct cxl_region *region;
+	const char *made;
+
+	*ret = 0;
+	if (record) {
+		*ret = path_printf(path, sizeof(path), "bus/cxl/devices/%s/create_pmem_region",
+				   api->decoder_get_devname(root));
+		if (*ret >= 0)
+			*ret = sysfs_read_string(ctx, path, next, sizeof(next));
+		if (*ret >= 0)
+			*ret = record_write(record, api->decoder_get_devname(root), next);
+		if (*ret < 0)
+			return NULL;
+	}
+	region = api->decoder_create_pmem_region(root);
+	if (!region) {
+		*ret = -EIO;
+		return NULL;
+	}
+	/* Someone else took that name first: the record follows the region made. */
+	made = api->region_get_devname(region);
+	if (record && made && !streq(made, next))
+		(void)record_write(record, api->decoder_get_devname(root), made);
+	return region;
+}
+
+static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_ctx *cctx,
+		  const struct pmemram_action *a, const char *record_dir, char *why, size_t size)
+{
+	char record_buf[PATH_MAX];
+	const char *record = NULL;
 	struct cxl_memdev *memdev = NULL;
 	struct cxl_endpoint *endpoint;
 	struct cxl_decoder *root, *ep;
@@ -90,16 +202,44 @@ static int create(const struct cxl_api *api, struct cxl_ctx *cctx, const struct 
 		return step_fail(why, size, -ENODEV, "libcxl does not list root decoder %s", a->decoder);
 	pmemram_cxl_region_uuid(a->serial, want);
 
-	/* 1: the region, its UUID first: that is how the next run finds one cut short. */
+	if (record_dir) {
+		r = record_path(record_dir, a->serial, record_buf, sizeof(record_buf));
+		if (r < 0)
+			return step_fail(why, size, r, "%s: no record path", record_dir);
+		record = record_buf;
+	}
+
+	/* 1: the region, its UUID first: that is how the next run finds one cut short.  One made
+	 * but not named, by this run or a killed one, is deleted when it cannot be named. */
 	region = region_by_uuid(api, root, want);
 	if (!region) {
-		region = api->decoder_create_pmem_region(root);
-		if (!region)
-			return step_fail(why, size, -EIO, "%s: cannot create a pmem region", a->decoder);
+		region = record ? record_adopt(api, root, record) : NULL;
+		if (region)
+			log_debug(ctx, "%s: adopting %s, made by a run cut short before giving it its UUID", a->device,
+				  api->region_get_devname(region));
+		else
+			region = region_make(ctx, api, root, record, &r);
+		if (!region) {
+			if (record)
+				(void)unlink(record);
+			return step_fail(why, size, r, "%s: cannot create a pmem region", a->decoder);
+		}
 		r = api->region_set_uuid(region, want);
-		if (r < 0)
-			return step_fail(why, size, r, "%s: cannot set its UUID", api->region_get_devname(region));
+		if (r < 0) {
+			char name[32];
+			int k;
+
+			(void)snprintf(name, sizeof(name), "%s", api->region_get_devname(region));
+			k = api->region_delete(region); /* frees it */
+
+			if (k >= 0 && record)
+				(void)unlink(record);
+			return step_fail(why, size, r, "%s: cannot set its UUID (%s)", name,
+					 k < 0 ? "nor delete it" : "deleted it");
+		}
 	}
+	if (record)
+		(void)unlink(record);
 	/* 2: one way, the root decoder's granularity, the size. */
 	if (api->region_get_size(region) == 0) {
 		r = api->region_set_interleave_granularity(region, api->decoder_get_interleave_granularity(root));
@@ -148,8 +288,8 @@ static int create(const struct cxl_api *api, struct cxl_ctx *cctx, const struct 
 	return 0;
 }
 
-int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a, char *why,
-			      size_t why_size)
+int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a,
+			      const char *record_dir, char *why, size_t why_size)
 {
 	const struct cxl_api *api = userdata;
 	struct pmemram_ctx *outer = log_ctx;
@@ -170,7 +310,7 @@ int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const str
 	log_ctx = ctx;
 	api->set_log_fn(cctx, cxl_log);
 	api->set_log_priority(cctx, pmemram_ctx_get_log_priority(ctx));
-	r = create(api, cctx, a, why, why_size);
+	r = create(ctx, api, cctx, a, record_dir, why, why_size);
 	api->unref(cctx);
 	log_ctx = outer;
 	return r;

@@ -36,10 +36,11 @@ struct pmemram_apply_ops {
 	 * pmemram_ndctl_create_namespace().  why as for convert_namespace. */
 	int (*create_namespace)(struct pmemram_ctx *ctx, void *userdata, const char *region, const char *name,
 				char *why, size_t why_size);
-	/* Make or finish the pmem CXL region of action a (CREATE_CXL_REGION): pmemram_cxl_create_region().
-	 * why as for convert_namespace. */
-	int (*create_cxl_region)(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a, char *why,
-				 size_t why_size);
+	/* Make or finish the pmem CXL region of action a (CREATE_CXL_REGION): pmemram_cxl_create_region(),
+	 * recording the region it makes in record_dir (options->cxl_record_dir, may be NULL).  why as
+	 * for convert_namespace. */
+	int (*create_cxl_region)(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a,
+				 const char *record_dir, char *why, size_t why_size);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
 	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
@@ -95,13 +96,20 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
  * so that a creation cut short is finished by the next call) one way, the root decoder's
  * granularity and a->size, the memdev's endpoint decoder (the one holding exactly that much pmem
  * outside a region, else the first free one, set to pmem mode and that size) as its target, the
- * decode committed and the region enabled, which makes its nvdimm region.  -ENODEV when libcxl does
+ * decode committed and the region enabled, which makes its nvdimm region.  A region this call makes
+ * is first recorded by the name the root decoder gives it next (create_pmem_region) in
+ * record_dir/PMEMRAM_CXL_RECORD_PREFIX<serial>; when its UUID cannot be set it is deleted, and a
+ * call after a run killed in between adopts the recorded region (no UUID, size or target) instead
+ * of making another: no region is left that nothing tells pmemram's.  record_dir NULL: no record,
+ * no adoption.  -ENODEV when libcxl does
  * not list the memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder.
  * why names the failed step and its error.  userdata is the libcxl to call: NULL for the library
  * itself, or a const struct cxl_api * (cxl-load.h) standing in for it.
  */
-int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a, char *why,
-			      size_t why_size);
+int pmemram_cxl_create_region(struct pmemram_ctx *ctx, void *userdata, const struct pmemram_action *a,
+			      const char *record_dir, char *why, size_t why_size);
+
+#define PMEMRAM_CXL_RECORD_PREFIX "cxl-region-"
 
 /* The default set_block_state: write memoryN/state below the context's sysfs root and read it
  * back ("online" or "offline"); -EIO when it reads back something else.  Ignores userdata. */
@@ -133,6 +141,9 @@ struct pmemram_apply_options {
 	 * pmemram's (pmemram_onlined_note(), once after its last round), for status; NULL: not
 	 * recorded.  pmemram_apply() alone does not read it. */
 	const char *onlined_dir;
+	/* The runtime directory where a CXL region creation records the region it is about to make
+	 * (pmemram_cxl_create_region()); NULL: not recorded. */
+	const char *cxl_record_dir;
 };
 
 #define PMEMRAM_AUTO_ONLINE_NAME "auto-online"

@@ -7,12 +7,13 @@
 # namespace and onlines it as Movable.  Without the opt-in the memdev is left
 # alone; a restart changes nothing; release and reclaim work as for any
 # device; pmemramd killed in the middle of making the region finishes it on
-# its next start.  cxl list, ndctl list and daxctl list, which we did not
-# write, say what happened.
+# its next start, and one killed between making the region and naming it
+# adopts that region on its next start.  cxl list, ndctl list and daxctl
+# list, which we did not write, say what happened.
 set -u
 . ./lib.sh
 
-plan 32
+plan 36
 conf=/etc/pmemram/pmemram.conf
 base_kb=$(meminfo_kb MemTotal)
 cxl=/sys/bus/cxl/devices
@@ -130,5 +131,38 @@ ok "$R finished, its dax device online as Movable" \
 	wait_for 60 'D=$(cxl_dax) && [ -n "$D" ] && [ "$(dev_state "$D")" = "$nd online Movable" ]'
 is "still one region $R, committed, one namespace named cxl" \
 	"$(regions) $(cat "$cxl/$R/commit") $(ndctl list -N | jq '[.[] | select(.name == "cxl")] | length')" "$R 1 1"
+
+# Killed between making the region and giving it its UUID, where nothing in
+# the region tells it pmemram's: pmemramd recorded the name the root decoder
+# gives the next region (its create_pmem_region) first, and its next start
+# adopts that region instead of making a second one.
+D=$(cxl_dax)
+must "stop pmemramd" systemctl stop pmemramd.service
+grep -v SYSTEMD_WANTS "/lib/udev/rules.d/$rules" >"/run/udev/rules.d/$rules"
+must "set pmemramd's udev rule aside" udevadm control --reload
+must "give $D back to device_dax" daxctl reconfigure-device -m devdax -f "$D"
+must "destroy its namespace" ndctl destroy-namespace -f "$(ndctl list -N | jq -r '.[] | select(.name == "cxl") | .dev')"
+must "destroy $R" cxl destroy-region -f "$R"
+next=$(cat "$cxl/decoder0.0/create_pmem_region")
+uuid_file=$(realpath "$cxl/decoder0.0")/$next/uuid
+record=/run/pmemram/cxl-region-$serial
+trace=$PMEMRAM_OUT/kill-uuid.trace
+rc=0
+timeout 60 strace -f -y -o "$trace" -e trace=write -e inject=write:signal=KILL:when=1 \
+	-P "$uuid_file" /usr/sbin/pmemramd >"$PMEMRAM_OUT/kill-uuid.log" 2>&1 || rc=$?
+is "pmemramd killed by SIGKILL at its write of $next's UUID" \
+	"$rc $(grep -c ' write(' "$trace") $(tail -n 1 "$trace" | sed 's/^[0-9]* *//')" "137 1 +++ killed by SIGKILL +++"
+is "left: one region $next, without UUID, size or target; the record names it" \
+	"$(regions) $(cat "$cxl/$next/uuid") $(cat "$cxl/$next/size") $(cat "$cxl/$next/target0") $(cat "$record")" \
+	"$next 00000000-0000-0000-0000-000000000000 0x0  decoder0.0 $next"
+rm -f "/run/udev/rules.d/$rules"
+must "put pmemramd's udev rule back" udevadm control --reload
+must "start pmemramd" systemctl start pmemramd.service
+# shellcheck disable=SC2016 # expanded by wait_for
+ok "$next adopted and finished, its dax device online as Movable" \
+	wait_for 60 'D=$(cxl_dax) && [ -n "$D" ] && [ "$(dev_state "$D")" = "$nd online Movable" ]'
+is "still one region, $next, with the plan's UUID, committed; the record gone" \
+	"$(regions) $(cat "$cxl/$next/uuid") $(cat "$cxl/$next/commit") $([ -e "$record" ] && echo kept)" \
+	"$next $ur 1 "
 
 done_testing
