@@ -304,6 +304,8 @@ static void add_topology(const char *root)
 	W(root, ROOT0 "/decoder0.0/cap_pmem", "1\n");
 	W(root, ROOT0 "/decoder0.0/interleave_ways", "1\n");
 	W(root, ROOT0 "/decoder0.0/target_list", "12\n");
+	W(root, ROOT0 "/decoder0.0/start", "0x100000000\n");
+	W(root, ROOT0 "/decoder0.0/size", "0x80000000\n");
 	for (int n = 0; n < 2; n++) {
 		char path[160], target[160];
 
@@ -363,6 +365,23 @@ static void test_memdevs(void **state)
 	assert_string_equal(m[1].region, "");
 	assert_int_equal(m[1].dpa_size, 0);
 	assert_string_equal(m[1].root_decoder, "decoder0.0");
+	/* decoder0.0, 2 GiB at 0x100000000, holds region0's 512 MiB at 0x110000000: 1.25 GiB free
+	 * after it (the 256 MiB before it is less). */
+	assert_int_equal(m[1].root_free, 0x50000000);
+
+	/* Regions cut the free space; one without space (being made) does not. */
+	W(root, ROOT0 "/decoder0.0/region1/resource", "0x150000000\n");
+	W(root, ROOT0 "/decoder0.0/region1/size", "0x20000000\n");
+	W(root, ROOT0 "/decoder0.0/region2/resource", "0xffffffffffffffff\n");
+	W(root, ROOT0 "/decoder0.0/region2/size", "0x0\n");
+	L(root, "bus/cxl/devices/region1", "../../../" ROOT0 "/decoder0.0/region1");
+	L(root, "bus/cxl/devices/region2", "../../../" ROOT0 "/decoder0.0/region2");
+	reread(state, &m, NULL, &n);
+	assert_int_equal(m[1].root_free, 0x20000000); /* 0x130000000..0x150000000; after region1 256 MiB */
+	assert_int_equal(fake_sysfs_remove(root, ROOT0 "/decoder0.0/region1"), 0);
+	assert_int_equal(fake_sysfs_remove(root, ROOT0 "/decoder0.0/region2"), 0);
+	assert_int_equal(fake_sysfs_remove(root, "bus/cxl/devices/region1"), 0);
+	assert_int_equal(fake_sysfs_remove(root, "bus/cxl/devices/region2"), 0);
 
 	reread(state, NULL, &r, &n);
 	assert_int_equal(n, 1);

@@ -1496,6 +1496,7 @@ static struct pmemram_observed_memdev *add_memdev(struct world *w)
 	strcpy(m->name, "mem0");
 	strcpy(m->endpoint, "endpoint2");
 	strcpy(m->root_decoder, "decoder0.0");
+	m->root_free = 4096 * MiB;
 	return m;
 }
 
@@ -1721,6 +1722,21 @@ static void test_cxl_region_refusals(void **state)
 	w.memdevs[0].dpa_size = 256 * MiB;
 	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_DPA_IN_USE,
 		       "mem0: 256 MiB of its capacity is allocated to decoder2.0 outside any region; not creating one");
+
+	/* Not enough address space free in the root decoder; just enough is. */
+	world_init(&w);
+	add_memdev(&w)->root_free = 256 * MiB;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_NO_HPA_SPACE,
+		       "decoder0.0 has 256 MiB of address space free in one piece, mem0's region needs 512 MiB (cxl "
+		       "list -D -d decoder0.0: max_available_extent); not creating one");
+	assert_string_equal(pmemram_reason_to_string(PMEMRAM_REASON_NO_HPA_SPACE), "no-hpa-space");
+	w.memdevs[0].root_free = 512 * MiB;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+	}
 
 	/* No root decoder for its host bridge, no endpoint, too small, unreadable. */
 	world_init(&w);

@@ -290,6 +290,61 @@ static int endpoint_ports(const char *target, char *root, size_t root_size, char
 	return 0;
 }
 
+#define CXL_ROOT_REGIONS_MAX 256
+
+/* The largest extent of root decoder dec's address space (start, size) that the regions below it
+ * leave free, its start aligned up to the 256 MiB the kernel aligns a region's base to: what a
+ * region made there can have at most. */
+static int root_decoder_free(struct pmemram_ctx *ctx, const char *dec, uint64_t *ret)
+{
+	_cleanup_(sysfs_dir_done) struct sysfs_dir regions = {};
+	uint64_t used[CXL_ROOT_REGIONS_MAX][2], start, size, at, end, best = 0;
+	char dir[64], path[96];
+	size_t n = 0;
+	int r;
+
+	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", dec);
+	if (r >= 0)
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "start"), &start);
+	if (r >= 0)
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "size"), &size);
+	if (r >= 0)
+		r = sysfs_dir_read(ctx, dir, "region", CXL_ROOT_REGIONS_MAX, &regions);
+	if (r < 0)
+		return r;
+	/* Each region's [resource, resource + size), in order of resource; one without space
+	 * shows resource 0xffffffffffffffff and size 0. */
+	for (size_t i = 0; i < regions.n; i++) {
+		uint64_t s, sz;
+		size_t k;
+
+		r = read_range(ctx, CXL_DIR, regions.names[i], true, &s, &sz);
+		if (r < 0)
+			return r;
+		if (sz == 0 || s == UINT64_MAX)
+			continue;
+		for (k = n++; k > 0 && used[k - 1][0] > s; k--) {
+			used[k][0] = used[k - 1][0];
+			used[k][1] = used[k - 1][1];
+		}
+		used[k][0] = s;
+		used[k][1] = s + sz;
+	}
+	at = start;
+	end = start + size;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t limit = i < n ? used[i][0] : end, base;
+
+		base = (at + PMEMRAM_CXL_REGION_ALIGN - 1) / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
+		if (limit > base && limit - base > best)
+			best = limit - base;
+		if (i < n && used[i][1] > at)
+			at = used[i][1];
+	}
+	*ret = best;
+	return 0;
+}
+
 /* The root decoder for a region of this memdev alone: the endpoint's host bridge port (the port
  * below the root, "port1") has as uport the host bridge's firmware device ("ACPI0016:00"), which
  * one of the root's dportN links to; N is what a root decoder's target_list names.  "" when the
@@ -332,6 +387,8 @@ static int memdev_root_decoder(struct pmemram_ctx *ctx, struct pmemram_observed_
 				strcpy(m->root_decoder, decoders.names[k]);
 		}
 	}
+	if (r >= 0 && m->root_decoder[0])
+		r = root_decoder_free(ctx, m->root_decoder, &m->root_free);
 	return r < 0 ? r : 0;
 }
 

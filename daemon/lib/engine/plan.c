@@ -56,6 +56,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_DPA_IN_USE] = "dpa-in-use",
 	[PMEMRAM_REASON_REGION_NOT_OURS] = "region-not-ours",
 	[PMEMRAM_REASON_CXL_UNREADABLE] = "cxl-unreadable",
+	[PMEMRAM_REASON_NO_HPA_SPACE] = "no-hpa-space",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -976,7 +977,7 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 					  char *text, size_t size)
 {
 	const struct pmemram_observed_cxl_region *in = m->region[0] ? cxl_region_find(o, m->region, NULL) : NULL;
-	char s[32];
+	char s[32], s2[32];
 
 	*ret_ours = cxl_region_find(o, NULL, uuid);
 	if (m->region[0] && (!in || !streq(in->uuid, uuid))) {
@@ -1021,6 +1022,16 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 			 "nr_targets 1); not creating a region",
 			 m->name);
 		return PMEMRAM_REASON_NO_ROOT_DECODER;
+	}
+	if (m->root_free < m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN) {
+		snprintf(text, size,
+			 "%s has %s of address space free in one piece, %s's region needs %s (cxl list -D -d %s: "
+			 "max_available_extent); not creating one",
+			 m->root_decoder, pmemram_format_size(m->root_free, s, sizeof(s)), m->name,
+			 pmemram_format_size(m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN, s2,
+					     sizeof(s2)),
+			 m->root_decoder);
+		return PMEMRAM_REASON_NO_HPA_SPACE;
 	}
 	return PMEMRAM_REASON_NONE;
 }

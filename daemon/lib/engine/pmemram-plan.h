@@ -100,6 +100,7 @@ struct pmemram_observed_memdev {
 	uint64_t dpa_size;     /* the DPA that decoder holds */
 	char region[32];       /* the CXL region that decoder is in; "" none */
 	char root_decoder[32]; /* a root decoder of one way that takes pmem for its host bridge; "" none */
+	uint64_t root_free;    /* that root decoder's largest free extent of address space, 256 MiB aligned */
 	int error;	       /* -errno when part of it could not be read, else 0 */
 	char error_path[128];  /* the file that could not be read, when error */
 };
@@ -235,6 +236,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_DPA_IN_USE,	    /* create-region: the memdev's capacity is decoded already */
 	PMEMRAM_REASON_REGION_NOT_OURS,	    /* create-region: the memdev is in a region pmemram did not make */
 	PMEMRAM_REASON_CXL_UNREADABLE,	    /* create-region: the memdev's CXL topology could not be read */
+	PMEMRAM_REASON_NO_HPA_SPACE,	    /* create-region: the root decoder has no room for the region */
 	_PMEMRAM_REASON_MAX,
 };
 
