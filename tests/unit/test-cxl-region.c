@@ -528,6 +528,13 @@ static void test_failures(void **state)
 	assert_int_equal(run(ctx, why, sizeof(why)), -EBUSY);
 	assert_string_equal(why, "mem0: no free endpoint decoder: Device or resource busy");
 
+	/* mem0 is another device now (renumbered): nothing is done. */
+	world_init();
+	world.memdev.serial = 0x5eed0002;
+	assert_int_equal(run(ctx, why, sizeof(why)), -ESTALE);
+	assert_string_equal(world.log, "");
+	assert_string_equal(why, "mem0 has serial 0x5eed0002 now, not 0x5eed0001: Stale file handle");
+
 	/* A region with mem0's UUID but another memdev's decoder as target is left as it is. */
 	world_init();
 	world.fail_step = "commit";

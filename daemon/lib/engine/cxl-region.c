@@ -194,6 +194,10 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 			break;
 	if (!memdev)
 		return step_fail(why, size, -ENODEV, "libcxl does not list %s", a->device);
+	/* The planner saw the claimed serial under that name; memdevs renumber when re-probed. */
+	if (api->memdev_get_serial(memdev) != a->serial)
+		return step_fail(why, size, -ESTALE, "%s has serial %#llx now, not %#" PRIx64, a->device,
+				 api->memdev_get_serial(memdev), a->serial);
 	endpoint = api->memdev_get_endpoint(memdev);
 	if (!endpoint)
 		return step_fail(why, size, -ENODEV, "%s has no endpoint port", a->device);

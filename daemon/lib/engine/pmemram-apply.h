@@ -102,7 +102,9 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
  * call after a run killed in between adopts the recorded region (no UUID, size or target) instead
  * of making another: no region is left that nothing tells pmemram's.  record_dir NULL: no record,
  * no adoption.  -ENODEV when libcxl does
- * not list the memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder.
+ * not list the memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder;
+ * -ESTALE, touching nothing, when memdev a->device does not have serial a->serial (any more) or
+ * the region with its UUID has another memdev's decoder as target.
  * why names the failed step and its error.  userdata is the libcxl to call: NULL for the library
  * itself, or a const struct cxl_api * (cxl-load.h) standing in for it.
  */
