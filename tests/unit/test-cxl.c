@@ -422,7 +422,16 @@ static void test_memdevs(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(m[1].error, -ENOENT);
 	assert_true(strstr(m[1].error_path, "mem1/pmem/size") != NULL);
+	assert_false(m[1].serial_unreadable);
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
+	/* Its serial too: said so. */
+	assert_int_equal(fake_sysfs_remove(root, MEMDEV(1) "/serial"), 0);
+	reread(state, &m, NULL, &n);
+	assert_int_equal(n, 2);
+	assert_true(m[1].serial_unreadable);
+	assert_int_equal(m[1].serial, 0);
+	assert_true(strstr(m[1].error_path, "mem1/serial") != NULL);
+	assert_false(m[0].serial_unreadable);
 
 	/* No CXL bus: none. */
 	assert_int_equal(fake_sysfs_remove(root, "bus/cxl"), 0);

@@ -1751,10 +1751,34 @@ static void test_cxl_region_refusals(void **state)
 	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_TOO_SMALL,
 		       "mem0: 255 MiB of pmem capacity, less than the 256 MiB a CXL region takes at least");
 	w.memdevs[0].error = -EACCES;
-	strcpy(w.memdevs[0].error_path, "/sys/bus/cxl/devices/mem0/serial");
+	strcpy(w.memdevs[0].error_path, "/sys/bus/cxl/devices/endpoint2/uport");
 	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_CXL_UNREADABLE,
-		       "mem0: cannot read its CXL topology: /sys/bus/cxl/devices/mem0/serial: Permission denied; not "
-		       "creating a region");
+		       "mem0: cannot read its CXL topology: /sys/bus/cxl/devices/endpoint2/uport: Permission denied; "
+		       "not creating a region");
+
+	/* Its serial unreadable: the claim whose serial no other memdev has says so. */
+	strcpy(w.memdevs[0].error_path, "/sys/bus/cxl/devices/mem0/serial");
+	w.memdevs[0].serial_unreadable = true;
+	w.memdevs[0].serial = 0;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_CXL_UNREADABLE,
+		       "mem0: cannot read its serial: /sys/bus/cxl/devices/mem0/serial: Permission denied; it may be the "
+		       "claim's memdev, whose serial no other memdev has: not creating a region");
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_string_equal(p->verdicts[0].claim, "cxl");
+		assert_int_equal(p->n_unmatched, 0);
+	}
+	/* Another memdev has the claim's serial: the unreadable one is not the claim's. */
+	add_memdev(&w);
+	strcpy(w.memdevs[1].name, "mem1");
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_verdicts, 1);
+		assert_string_equal(p->verdicts[0].device, "mem1");
+		expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE, NULL);
+	}
 }
 
 int main(void)

@@ -398,8 +398,12 @@ static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	int r;
 
 	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", name);
-	if (r >= 0)
+	if (r >= 0) {
 		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "serial"), &m->serial);
+		m->serial_unreadable = r < 0;
+		if (r < 0)
+			m->serial = 0;
+	}
 	if (r >= 0)
 		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "pmem/size"), &m->pmem_size);
 	if (r >= 0)

@@ -958,14 +958,26 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	return k;
 }
 
-/* The create-region = pmem claim of memdev m, NULL when none. */
-static const struct pmemram_claim *region_claim(const struct pmemram_config *c, const struct pmemram_observed_memdev *m)
+static bool memdev_has_serial(const struct pmemram_observed *o, uint64_t serial)
+{
+	for (size_t i = 0; i < o->n_memdevs; i++)
+		if (!o->memdevs[i].serial_unreadable && o->memdevs[i].serial == serial)
+			return true;
+	return false;
+}
+
+/* The create-region = pmem claim of memdev m, NULL when none.  A memdev whose serial could not be
+ * read may be any claim's: it gets the first whose serial no other memdev has, so that the claim
+ * says why nothing is made rather than that nothing matched. */
+static const struct pmemram_claim *region_claim(const struct pmemram_config *c, const struct pmemram_observed *o,
+						const struct pmemram_observed_memdev *m)
 {
 	uint64_t serial;
 
 	for (size_t i = 0; i < c->n_claims; i++)
 		if (c->claims[i].create_region && c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
-		    pmemram_parse_u64(c->claims[i].match_value, 16, &serial) >= 0 && serial == m->serial)
+		    pmemram_parse_u64(c->claims[i].match_value, 16, &serial) >= 0 &&
+		    (m->serial_unreadable ? !memdev_has_serial(o, serial) : serial == m->serial))
 			return &c->claims[i];
 	return NULL;
 }
@@ -1041,7 +1053,7 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
  * memdev in a region that is not pmemram's, or whose capacity is allocated otherwise, is refused. */
 static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *m)
 {
-	const struct pmemram_claim *claim = region_claim(b->config, m);
+	const struct pmemram_claim *claim = region_claim(b->config, b->observed, m);
 	const struct pmemram_observed_cxl_region *ours;
 	struct pmemram_device_verdict *v;
 	char uuid[PMEMRAM_UUID_STRING_MAX], text[PMEMRAM_PLAN_TEXT_MAX], s[32];
@@ -1051,6 +1063,15 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 
 	if (!claim)
 		return 0;
+	if (m->serial_unreadable) {
+		v = add_verdict(b, m->name, claim);
+		v->matched_by = "cxl-memdev";
+		set_verdict(v, PMEMRAM_REASON_CXL_UNREADABLE,
+			    "%s: cannot read its serial: %s: %s; it may be the claim's memdev, whose serial no other "
+			    "memdev has: not creating a region",
+			    m->name, m->error_path, strerror(-m->error));
+		return 0;
+	}
 	pmemram_cxl_region_uuid_string(m->serial, uuid);
 	reason = memdev_refusal(b->observed, m, uuid, &ours, text, sizeof(text));
 	if (reason == PMEMRAM_REASON_NONE && m->region[0] && ours && ours->committed && ours->enabled)

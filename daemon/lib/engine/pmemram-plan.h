@@ -94,15 +94,16 @@ struct pmemram_observed_region {
 struct pmemram_observed_memdev {
 	char name[32]; /* "mem0" */
 	uint64_t serial;
-	uint64_t pmem_size;    /* its pmem capacity (memN/pmem/size) */
-	char endpoint[32];     /* "endpoint2"; "" when cxl_mem has not enabled it */
-	char decoder[32];      /* its endpoint decoder in a region, else the first holding DPA; "" */
-	uint64_t dpa_size;     /* the DPA that decoder holds */
-	char region[32];       /* the CXL region that decoder is in; "" none */
-	char root_decoder[32]; /* a root decoder of one way that takes pmem for its host bridge; "" none */
-	uint64_t root_free;    /* that root decoder's largest free extent of address space, 256 MiB aligned */
-	int error;	       /* -errno when part of it could not be read, else 0 */
-	char error_path[128];  /* the file that could not be read, when error */
+	uint64_t pmem_size;	/* its pmem capacity (memN/pmem/size) */
+	char endpoint[32];	/* "endpoint2"; "" when cxl_mem has not enabled it */
+	char decoder[32];	/* its endpoint decoder in a region, else the first holding DPA; "" */
+	uint64_t dpa_size;	/* the DPA that decoder holds */
+	char region[32];	/* the CXL region that decoder is in; "" none */
+	char root_decoder[32];	/* a root decoder of one way that takes pmem for its host bridge; "" none */
+	uint64_t root_free;	/* that root decoder's largest free extent of address space, 256 MiB aligned */
+	bool serial_unreadable; /* its serial could not be read (error says why): serial is 0 */
+	int error;		/* -errno when part of it could not be read, else 0 */
+	char error_path[128];	/* the file that could not be read, when error */
 };
 
 /* A CXL region (bus/cxl/devices/regionN), for claims with create-region = pmem. */
