@@ -411,7 +411,16 @@ static void test_memdevs(void **state)
 	assert_string_equal(m[1].decoder, "decoder3.0");
 	assert_int_equal(m[1].dpa_size, 256 << 20);
 	assert_string_equal(m[1].root_decoder, "");
+	W(root, ROOT0 "/decoder0.0/target_list", "13\n");
+	reread(state, &m, NULL, &n);
+	assert_string_equal(m[1].root_decoder, "");
 	W(root, ROOT0 "/decoder0.0/target_list", "12\n");
+	W(root, ROOT0 "/decoder0.0/interleave_ways", "2\n");
+	reread(state, &m, NULL, &n);
+	assert_string_equal(m[1].root_decoder, "");
+	W(root, ROOT0 "/decoder0.0/interleave_ways", "1\n");
+	reread(state, &m, NULL, &n);
+	assert_string_equal(m[1].root_decoder, "decoder0.0");
 	W(root, ROOT0 "/decoder0.0/cap_pmem", "0\n");
 	reread(state, &m, NULL, &n);
 	assert_string_equal(m[1].root_decoder, "");

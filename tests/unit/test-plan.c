@@ -1602,15 +1602,17 @@ static void test_cxl_region_finish(void **state)
 
 		world_init(&w);
 		add_memdev(&w);
-		/* 0: made, no target yet (another root decoder: the region's is used); 1: uncommitted;
-		 * 2: committed, not enabled */
+		/* 0: made, no target yet (another root decoder: the region's is used), the memdev's
+		 * capacity allocated outside it (not dpa-in-use: the region will take it);
+		 * 1: uncommitted; 2: committed, not enabled */
 		add_cxl_region(&w, uuid, step >= 2, false);
-		if (step == 0)
+		if (step == 0) {
 			strcpy(w.cxl_regions[0].root_decoder, "decoder0.1");
-		else
-			memdev_in_region(&w.memdevs[0]);
-		if (step == 1)
+			strcpy(w.memdevs[0].decoder, "decoder2.0");
 			w.memdevs[0].dpa_size = 512 * MiB;
+		} else {
+			memdev_in_region(&w.memdevs[0]);
+		}
 		p = plan(&w, CLAIM_CXL);
 		assert_int_equal(p->n_actions, 1);
 		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
