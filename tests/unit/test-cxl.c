@@ -85,6 +85,28 @@ static void test_origin(void **state)
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
+/* An NFIT region is not looked up on the CXL bus, not even one with a CXL region's range: only
+ * the link that tells it below no nvdimm bridge is read. */
+static void test_nfit_skipped(void **state)
+{
+	const char *root = ENV(state)->root;
+	struct pmemram_cxl_origin o;
+	uint64_t before;
+
+	W(root, "devices/platform/ACPI0012:00/ndbus0/region0/resource", "0x110000000\n");
+	W(root, "devices/platform/ACPI0012:00/ndbus0/region0/size", "536870912\n");
+	before = pmemram_ctx_get_accesses(ENV(state)->ctx, PMEMRAM_ROOT_SYSFS);
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region0", &o), 0);
+	assert_string_equal(o.region, "");
+	assert_int_equal(o.error, 0);
+	assert_int_equal(pmemram_ctx_get_accesses(ENV(state)->ctx, PMEMRAM_ROOT_SYSFS) - before, 1);
+
+	/* One whose link cannot be read: unknown, said so. */
+	assert_int_equal(pmemram_cxl_origin_read(ENV(state)->ctx, "region9", &o), 0);
+	assert_int_equal(o.error, -ENOENT);
+	assert_true(strstr(o.error_path, "bus/nd/devices/region9") != NULL);
+}
+
 /* The whole chain from the dax device, as the planner gets it. */
 static void test_dax_chain(void **state)
 {
@@ -253,7 +275,8 @@ static void test_torn_down(void **state)
 	assert_string_equal(plan->verdicts[0].claim, "nv");
 	assert_int_equal(plan->n_unmatched, 1);
 	assert_string_equal(plan->unmatched[0], "cxl");
-	snprintf(note, sizeof(note), "CXL origin of dax0.0 unreadable: %s/bus/cxl/devices/region0/size: %s",
+	/* dax4.0's, the one below the CXL nvdimm bridge: the NFIT dax0.0 is not looked up on CXL. */
+	snprintf(note, sizeof(note), "CXL origin of dax4.0 unreadable: %s/bus/cxl/devices/region0/size: %s",
 		 ENV(state)->root, strerror(ENOENT));
 	assert_string_equal(plan->unmatched_notes[0], note);
 }
@@ -463,6 +486,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_down, setup, fake_env_teardown),
 		cmocka_unit_test(test_needs_root),
 		cmocka_unit_test_setup_teardown(test_memdevs, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_nfit_skipped, setup, fake_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

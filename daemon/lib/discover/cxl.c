@@ -130,12 +130,23 @@ int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, stru
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dir = {};
 	struct pmemram_cxl_origin o = {}, skipped = {};
+	char path[96], target[PATH_MAX];
 	uint64_t start, size;
 	int r;
 
 	if (!ctx || !nd_region || !ret)
 		return -EINVAL;
 	*ret = o;
+
+	/* Only the nvdimm bus of a CXL root's nvdimm bridge (".../root0/nvdimm-bridge0/ndbus1/
+	 * region4") holds regions of CXL regions: an NFIT one is not looked up. */
+	r = path_printf(path, sizeof(path), ND_DIR "/%s", nd_region);
+	if (r >= 0)
+		r = root_readlink(ctx, PMEMRAM_ROOT_SYSFS, path, target, sizeof(target));
+	if (r < 0)
+		return remember_unreadable(ctx, r, ret);
+	if (!strstr(target, "/nvdimm-bridge"))
+		return 0;
 
 	r = sysfs_dir_read(ctx, CXL_DIR, "region", PMEMRAM_MAX_DAX_DEVICES, &dir);
 	if (sysfs_absent(ctx, r))
