@@ -1740,6 +1740,31 @@ static void test_cxl_region_refusals(void **state)
 		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
 	}
 
+	/* Two memdevs with the claimed serial: their regions would have one UUID; neither is touched. */
+	world_init(&w);
+	add_memdev(&w);
+	strcpy(add_memdev(&w)->name, "mem1");
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 0);
+		assert_int_equal(p->n_verdicts, 2);
+		for (size_t i = 0; i < 2; i++)
+			expect_verdict(p, i, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_SERIAL_AMBIGUOUS,
+				       i == 0 ? "2 memdevs have serial 0x5eed0001 (cxl list -M); which is the claim's "
+						"cannot be told: not touching mem0"
+					      : NULL);
+	}
+	assert_string_equal(pmemram_reason_to_string(PMEMRAM_REASON_SERIAL_AMBIGUOUS), "serial-ambiguous");
+	/* Another serial on the second: the first gets its region. */
+	w.memdevs[1].serial = 0x5eed0002;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+	}
+
 	/* No root decoder for its host bridge, no endpoint, too small, unreadable. */
 	world_init(&w);
 	add_memdev(&w)->root_decoder[0] = '\0';

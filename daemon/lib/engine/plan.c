@@ -57,6 +57,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_REGION_NOT_OURS] = "region-not-ours",
 	[PMEMRAM_REASON_CXL_UNREADABLE] = "cxl-unreadable",
 	[PMEMRAM_REASON_NO_HPA_SPACE] = "no-hpa-space",
+	[PMEMRAM_REASON_SERIAL_AMBIGUOUS] = "serial-ambiguous",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -958,12 +959,15 @@ static int plan_region(struct builder *b, const struct pmemram_observed_region *
 	return k;
 }
 
-static bool memdev_has_serial(const struct pmemram_observed *o, uint64_t serial)
+/* How many memdevs have serial (as read; one whose serial could not be read has none). */
+static size_t memdevs_with_serial(const struct pmemram_observed *o, uint64_t serial)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < o->n_memdevs; i++)
 		if (!o->memdevs[i].serial_unreadable && o->memdevs[i].serial == serial)
-			return true;
-	return false;
+			n++;
+	return n;
 }
 
 /* The create-region = pmem claim of memdev m, NULL when none.  A memdev whose serial could not be
@@ -977,7 +981,7 @@ static const struct pmemram_claim *region_claim(const struct pmemram_config *c, 
 	for (size_t i = 0; i < c->n_claims; i++)
 		if (c->claims[i].create_region && c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
 		    pmemram_parse_u64(c->claims[i].match_value, 16, &serial) >= 0 &&
-		    (m->serial_unreadable ? !memdev_has_serial(o, serial) : serial == m->serial))
+		    (m->serial_unreadable ? memdevs_with_serial(o, serial) == 0 : serial == m->serial))
 			return &c->claims[i];
 	return NULL;
 }
@@ -990,8 +994,18 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 {
 	const struct pmemram_observed_cxl_region *in = m->region[0] ? cxl_region_find(o, m->region, NULL) : NULL;
 	char s[32], s2[32];
+	size_t n;
 
 	*ret_ours = cxl_region_find(o, NULL, uuid);
+	/* Their regions would have one UUID: which is the claim's cannot be told. */
+	n = memdevs_with_serial(o, m->serial);
+	if (n > 1) {
+		snprintf(text, size,
+			 "%zu memdevs have serial 0x%" PRIx64 " (cxl list -M); which is the claim's cannot be told: "
+			 "not touching %s",
+			 n, m->serial, m->name);
+		return PMEMRAM_REASON_SERIAL_AMBIGUOUS;
+	}
 	if (m->region[0] && (!in || !streq(in->uuid, uuid))) {
 		snprintf(text, size, "%s is in CXL region %s (%s), which pmemram did not make; not touching it",
 			 m->name, m->region, m->decoder);
