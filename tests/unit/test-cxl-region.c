@@ -52,6 +52,8 @@ struct cxl_memdev {
 
 struct cxl_ctx {
 	struct cxl_memdev memdev;
+	struct cxl_memdev twin; /* mem1, listed after mem0 when twin_listed */
+	bool twin_listed;
 	struct cxl_decoder root;
 	struct cxl_decoder other; /* an endpoint decoder of another memdev */
 	struct cxl_region regions[3];
@@ -112,13 +114,11 @@ static struct cxl_memdev *f_memdev_get_first(struct cxl_ctx *c)
 }
 static struct cxl_memdev *f_memdev_get_next(struct cxl_memdev *m)
 {
-	(void)m;
-	return NULL;
+	return m == &world.memdev && world.twin_listed ? &world.twin : NULL;
 }
 static const char *f_memdev_get_devname(struct cxl_memdev *m)
 {
-	(void)m;
-	return "mem0";
+	return m == &world.memdev ? "mem0" : "mem1";
 }
 static struct cxl_endpoint *f_memdev_get_endpoint(struct cxl_memdev *m)
 {
@@ -534,6 +534,18 @@ static void test_failures(void **state)
 	assert_int_equal(run(ctx, why, sizeof(why)), -ESTALE);
 	assert_string_equal(world.log, "");
 	assert_string_equal(why, "mem0 has serial 0x5eed0002 now, not 0x5eed0001: Stale file handle");
+
+	/* Another memdev has the serial too: their regions would have one UUID; nothing is done. */
+	world_init();
+	world.twin_listed = true;
+	world.twin.serial = 0x5eed0001;
+	assert_int_equal(run(ctx, why, sizeof(why)), -ESTALE);
+	assert_string_equal(world.log, "");
+	assert_string_equal(why, "2 memdevs have serial 0x5eed0001; which is the claim's cannot be told: Stale file "
+				 "handle");
+	assert_false(world.regions[0].used);
+	world.twin.serial = 0x5eed0002;
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
 
 	/* A region with mem0's UUID but another memdev's decoder as target is left as it is. */
 	world_init();

@@ -187,11 +187,21 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 	struct cxl_decoder *root, *ep;
 	struct cxl_region *region;
 	uint8_t want[16];
+	unsigned n = 0;
 	int r;
 
-	for (memdev = api->memdev_get_first(cctx); memdev; memdev = api->memdev_get_next(memdev))
-		if (streq_ptr(api->memdev_get_devname(memdev), a->device))
-			break;
+	/* Two memdevs with the serial would get regions of one UUID: make none (the planner refuses
+	 * them too, but one may have appeared since). */
+	for (struct cxl_memdev *m = api->memdev_get_first(cctx); m; m = api->memdev_get_next(m)) {
+		if (api->memdev_get_serial(m) == a->serial)
+			n++;
+		if (!memdev && streq_ptr(api->memdev_get_devname(m), a->device))
+			memdev = m;
+	}
+	if (n > 1)
+		return step_fail(why, size, -ESTALE,
+				 "%u memdevs have serial %#" PRIx64 "; which is the claim's cannot be told", n,
+				 a->serial);
 	if (!memdev)
 		return step_fail(why, size, -ENODEV, "libcxl does not list %s", a->device);
 	/* The planner saw the claimed serial under that name; memdevs renumber when re-probed. */
