@@ -6,13 +6,13 @@
 #include "lib-load.h"
 #include "pmemram-private.h"
 
-#define SYMBOL(field)                                          \
-	{                                                      \
-		"cxl_" #field, offsetof(struct cxl_api, field) \
+#define SYMBOL(field)                                                            \
+	{                                                                        \
+		.name = "cxl_" #field, .offset = offsetof(struct cxl_api, field) \
 	}
 
 static const struct lib_symbol symbols[] = {
-	{ "cxl_new", offsetof(struct cxl_api, new_ctx) },
+	{ .name = "cxl_new", .offset = offsetof(struct cxl_api, new_ctx) },
 	SYMBOL(unref),
 	SYMBOL(set_log_fn),
 	SYMBOL(set_log_priority),

@@ -6,10 +6,13 @@
 #include "lib-load.h"
 #include "pmemram-private.h"
 
-#define SYMBOL(field) { "daxctl_" #field, offsetof(struct daxctl_api, field) }
+#define SYMBOL(field)                                                                  \
+	{                                                                              \
+		.name = "daxctl_" #field, .offset = offsetof(struct daxctl_api, field) \
+	}
 
 static const struct lib_symbol symbols[] = {
-	{ "daxctl_new", offsetof(struct daxctl_api, new_ctx) },
+	{ .name = "daxctl_new", .offset = offsetof(struct daxctl_api, new_ctx) },
 	SYMBOL(unref),
 	SYMBOL(set_userdata),
 	SYMBOL(get_userdata),

@@ -22,7 +22,10 @@ int lib_load(struct pmemram_ctx *ctx, const char *soname, const char *package, c
 	for (size_t i = 0; i < n_symbols; i++) {
 		void *p = dlsym(handle, symbols[i].name);
 
-		if (!p) {
+		if (!p && symbols[i].optional) {
+			pmemram_log(ctx, LOG_DEBUG, __FILE__, __LINE__, __func__, "%s has no %s (optional): %s", soname,
+				    symbols[i].name, dlerror());
+		} else if (!p) {
 			pmemram_log(ctx, LOG_ERR, __FILE__, __LINE__, __func__, "%s has no %s: %s", soname,
 				    symbols[i].name, dlerror());
 			(void)dlclose(handle);

@@ -10,16 +10,18 @@
 
 struct pmemram_ctx;
 
-/* One function of the library: its name, and where its address goes in the table. */
+/* One function of the library: its name, and where its address goes in the table; an optional
+ * one missing from the library (older than the function) leaves NULL there. */
 struct lib_symbol {
 	const char *name;
 	size_t offset;
+	bool optional;
 };
 
 /*
  * Open soname and store the address of each symbol at api + its offset.  -ELIBACC, with
  * dlerror()'s words and the Debian package to install in the log, when the library or one of its
- * functions is missing; the table is then left partly filled and must not be used.  The library
+ * functions not optional is missing; the table is then left partly filled and must not be used.  The library
  * stays open for the process's life.
  */
 int lib_load(struct pmemram_ctx *ctx, const char *soname, const char *package, const struct lib_symbol *symbols,

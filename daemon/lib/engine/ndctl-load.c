@@ -6,13 +6,13 @@
 #include "ndctl-load.h"
 #include "pmemram-private.h"
 
-#define SYMBOL(field)                                              \
-	{                                                          \
-		"ndctl_" #field, offsetof(struct ndctl_api, field) \
+#define SYMBOL(field)                                                                \
+	{                                                                            \
+		.name = "ndctl_" #field, .offset = offsetof(struct ndctl_api, field) \
 	}
 
 static const struct lib_symbol symbols[] = {
-	{ "ndctl_new", offsetof(struct ndctl_api, new_ctx) },
+	{ .name = "ndctl_new", .offset = offsetof(struct ndctl_api, new_ctx) },
 	SYMBOL(unref),
 	SYMBOL(set_log_fn),
 	SYMBOL(set_log_priority),
