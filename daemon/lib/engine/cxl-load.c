@@ -40,6 +40,8 @@ static const struct lib_symbol symbols[] = {
 	SYMBOL(region_get_uuid),
 	SYMBOL(region_get_size),
 	SYMBOL(region_get_target_decoder),
+	SYMBOL(region_get_interleave_ways),
+	{ .name = "cxl_region_get_mode", .offset = offsetof(struct cxl_api, region_get_mode), .optional = true },
 	SYMBOL(region_set_uuid),
 	SYMBOL(region_set_interleave_granularity),
 	SYMBOL(region_set_interleave_ways),

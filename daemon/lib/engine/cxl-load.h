@@ -38,6 +38,9 @@ struct cxl_api {
 	typeof(cxl_region_get_uuid) *region_get_uuid;
 	typeof(cxl_region_get_size) *region_get_size;
 	typeof(cxl_region_get_target_decoder) *region_get_target_decoder;
+	typeof(cxl_region_get_interleave_ways) *region_get_interleave_ways;
+	/* cxl_region_get_mode(), LIBCXL_5 (not in Debian 12's libcxl 76): NULL when absent. */
+	enum cxl_decoder_mode (*region_get_mode)(struct cxl_region *region);
 	typeof(cxl_region_set_uuid) *region_set_uuid;
 	typeof(cxl_region_set_interleave_granularity) *region_set_interleave_granularity;
 	typeof(cxl_region_set_interleave_ways) *region_set_interleave_ways;

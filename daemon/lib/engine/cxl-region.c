@@ -126,9 +126,12 @@ static bool uuid_is_null(const unsigned char u[16])
 }
 
 /* The region a run killed after making it and before giving it its UUID left, as the record names
- * it: on root, with no UUID, no size and no target yet; NULL when there is none such (a record
- * naming another is dropped: that run made no region, or someone else has it now). */
-static struct cxl_region *record_adopt(const struct cxl_api *api, struct cxl_decoder *root, const char *path)
+ * it: on root, in pmem mode, with no UUID, interleave ways, size or target yet; NULL when there is
+ * none such (a record naming another is dropped: that run made no region, or someone else has it
+ * now, and may be setting it up).  Without cxl_region_get_mode() (libcxl before LIBCXL_5, as Debian 12's 76) a ram region
+ * another tool is making cannot be told from it: none is adopted. */
+static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
+				       const char *path)
 {
 	char decoder[32], name[32];
 	unsigned char u[16];
@@ -136,11 +139,17 @@ static struct cxl_region *record_adopt(const struct cxl_api *api, struct cxl_dec
 	record_read(path, decoder, name);
 	if (!name[0] || !streq(decoder, api->decoder_get_devname(root)))
 		return NULL;
+	if (!api->region_get_mode) {
+		log_debug(ctx, "%s: libcxl cannot tell a region's mode; not adopting the recorded %s", path, name);
+		return NULL;
+	}
 	for (struct cxl_region *region = api->region_get_first(root); region; region = api->region_get_next(region)) {
 		if (!streq_ptr(api->region_get_devname(region), name))
 			continue;
 		api->region_get_uuid(region, u);
-		if (uuid_is_null(u) && api->region_get_size(region) == 0 && !api->region_get_target_decoder(region, 0))
+		if (uuid_is_null(u) && api->region_get_mode(region) == CXL_DECODER_MODE_PMEM &&
+		    api->region_get_interleave_ways(region) == 0 && api->region_get_size(region) == 0 &&
+		    !api->region_get_target_decoder(region, 0))
 			return region;
 	}
 	return NULL;
@@ -187,6 +196,7 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 	struct cxl_decoder *root, *ep;
 	struct cxl_region *region;
 	uint8_t want[16];
+	bool adopted;
 	unsigned n = 0;
 	int r;
 
@@ -227,8 +237,9 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 	 * but not named, by this run or a killed one, is deleted when it cannot be named. */
 	region = region_by_uuid(api, root, want);
 	if (!region) {
-		region = record ? record_adopt(api, root, record) : NULL;
-		if (region)
+		region = record ? record_adopt(ctx, api, root, record) : NULL;
+		adopted = region != NULL;
+		if (adopted)
 			log_debug(ctx, "%s: adopting %s, made by a run cut short before giving it its UUID", a->device,
 				  api->region_get_devname(region));
 		else
@@ -239,12 +250,18 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 			return step_fail(why, size, r, "%s: cannot create a pmem region", a->decoder);
 		}
 		r = api->region_set_uuid(region, want);
+		if (r < 0 && adopted) {
+			/* It may be someone else's after all: left as it is, and no longer ours. */
+			(void)unlink(record);
+			return step_fail(why, size, r, "%s: cannot set its UUID (adopted, so left as it is)",
+					 api->region_get_devname(region));
+		}
 		if (r < 0) {
 			char name[32];
 			int k;
 
 			(void)snprintf(name, sizeof(name), "%s", api->region_get_devname(region));
-			k = api->region_delete(region); /* frees it */
+			k = api->region_delete(region); /* frees it: only one this call made */
 
 			if (k >= 0 && record)
 				(void)unlink(record);
