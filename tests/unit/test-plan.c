@@ -1765,6 +1765,29 @@ static void test_cxl_region_refusals(void **state)
 		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
 	}
 
+	/* Unreadable, with a region of its UUID left unfinished, in it or not: not finished either;
+	 * made, committed and enabled: nothing to say. */
+	world_init(&w);
+	add_memdev(&w);
+	w.memdevs[0].error = -EACCES;
+	strcpy(w.memdevs[0].error_path, "/sys/bus/cxl/devices/endpoint2/uport");
+	add_cxl_region(&w, pmemram_cxl_region_uuid_string(0x5eed0001, uuid), false, false);
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_CXL_UNREADABLE,
+		       "mem0: cannot read its CXL topology: /sys/bus/cxl/devices/endpoint2/uport: Permission denied; "
+		       "not finishing a region");
+	memdev_in_region(&w.memdevs[0]);
+	w.cxl_regions[0].n_targets = 1;
+	w.cxl_regions[0].target_serial = 0x5eed0001;
+	w.cxl_regions[0].committed = true;
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_CXL_UNREADABLE, NULL);
+	w.cxl_regions[0].enabled = true;
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
+
+		assert_int_equal(p->n_actions, 0);
+		assert_int_equal(p->n_verdicts, 0);
+	}
+
 	/* No root decoder for its host bridge, no endpoint, too small, unreadable. */
 	world_init(&w);
 	add_memdev(&w)->root_decoder[0] = '\0';

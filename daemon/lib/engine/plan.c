@@ -1020,13 +1020,14 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 			 (*ret_ours)->n_targets > 1 ? " and others" : "");
 		return PMEMRAM_REASON_REGION_NOT_OURS;
 	}
-	if (m->region[0] || *ret_ours)
-		return PMEMRAM_REASON_NONE;
+	/* Not all of it read: neither made nor finished (the region it is in may be unknown). */
 	if (m->error) {
-		snprintf(text, size, "%s: cannot read its CXL topology: %s: %s; not creating a region", m->name,
-			 m->error_path, strerror(-m->error));
+		snprintf(text, size, "%s: cannot read its CXL topology: %s: %s; not %s a region", m->name,
+			 m->error_path, strerror(-m->error), m->region[0] || *ret_ours ? "finishing" : "creating");
 		return PMEMRAM_REASON_CXL_UNREADABLE;
 	}
+	if (m->region[0] || *ret_ours)
+		return PMEMRAM_REASON_NONE;
 	if (m->dpa_size > 0) {
 		snprintf(text, size, "%s: %s of its capacity is allocated to %s outside any region; not creating one",
 			 m->name, pmemram_format_size(m->dpa_size, s, sizeof(s)), m->decoder);
@@ -1088,8 +1089,10 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 	}
 	pmemram_cxl_region_uuid_string(m->serial, uuid);
 	reason = memdev_refusal(b->observed, m, uuid, &ours, text, sizeof(text));
-	if (reason == PMEMRAM_REASON_NONE && m->region[0] && ours && ours->committed && ours->enabled)
-		return 0; /* made: its nvdimm region is create = devdax's */
+	/* made (even if not all of the memdev could be read): its nvdimm region is create = devdax's */
+	if ((reason == PMEMRAM_REASON_NONE || reason == PMEMRAM_REASON_CXL_UNREADABLE) && m->region[0] && ours &&
+	    streq(m->region, ours->name) && ours->committed && ours->enabled)
+		return 0;
 
 	v = add_verdict(b, m->name, claim);
 	v->matched_by = "cxl-memdev";
