@@ -495,13 +495,18 @@ static void test_resume(void **state)
 		world_init();
 		world.fail_step = steps[i];
 		assert_true(run(ctx, why, sizeof(why)) < 0);
-		if (strcmp(steps[i], "create") == 0)
+		if (strcmp(steps[i], "create") == 0) {
 			world.regions[0].used = false; /* the kernel made none */
+			assert_string_equal(why, "bus/cxl/devices/decoder0.0/create_pmem_region: cannot create a pmem "
+						 "region (its record is kept): Input/output error");
+			/* It might have: the record stays, naming a region the next call does not find. */
+			assert_string_equal(fake_sysfs_read(sysroot, RECORD), "decoder0.0 region0");
+		} else
+			assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
 		if (strcmp(steps[i], "uuid") == 0) {
 			assert_string_equal(world.log, "create region0; uuid region0; delete region0");
 			assert_string_equal(why, "region0: cannot set its UUID (deleted it): Input/output error");
 		}
-		assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
 		world.fail_step = NULL;
 		assert_int_equal(run(ctx, why, sizeof(why)), 0);
 		if (strcmp(world.log, rest[i]) != 0)
@@ -601,6 +606,27 @@ static void test_killed(void **state)
 			    "dpa decoder2.0; target decoder2.0; commit region0; enable region0");
 	assert_false(world.regions[1].used);
 	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+
+	/* The kernel made the region but libcxl returned none: the record kept names it, and the next
+	 * call adopts it. */
+	world_init();
+	world.fail_step = "create";
+	assert_int_equal(run(ctx, why, sizeof(why)), -EIO);
+	world.fail_step = NULL;
+	assert_true(world.regions[0].used);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "decoder0.0 region0");
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_true(strncmp(world.log, "uuid region0; granularity region0;", 34) == 0);
+	assert_false(world.regions[1].used);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+
+	/* The record cannot be written: no region is made. */
+	world_init();
+	assert_int_equal(fake_sysfs_write(sysroot, "run/" PMEMRAM_CXL_RECORD_PREFIX "0x5eed0001/x", "\n"), 0);
+	assert_true(run(ctx, why, sizeof(why)) < 0);
+	assert_string_equal(world.log, "");
+	assert_true(strstr(why, RECORD ": cannot record the region about to be made: ") != NULL);
+	assert_int_equal(fake_sysfs_remove(sysroot, RECORD), 0);
 
 	/* Killed again, and the adoption's naming fails: the region may be someone else's after all,
 	 * so it is left as it is and the record dropped. */

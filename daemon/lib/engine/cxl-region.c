@@ -155,35 +155,42 @@ static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl
 	return NULL;
 }
 
-/* A new pmem region on root, recorded (when record) under the name the kernel gives it next. */
-static struct cxl_region *region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
-				      const char *record, int *ret)
+/* A new pmem region on root in *ret, recorded (when record) under the name the kernel gives it
+ * next.  When the kernel may have made it but libcxl returned none, the record is kept for the
+ * next run to adopt or drop; a failure before that leaves none. */
+static int region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root, const char *record,
+		       struct cxl_region **ret, char *why, size_t size)
 {
 	char path[96], next[32] = "";
 	struct cxl_region *region;
 	const char *made;
+	int r;
 
-	*ret = 0;
+	r = path_printf(path, sizeof(path), "bus/cxl/devices/%s/create_pmem_region", api->decoder_get_devname(root));
+	if (r < 0)
+		return step_fail(why, size, r, "%s: no create_pmem_region path", api->decoder_get_devname(root));
 	if (record) {
-		*ret = path_printf(path, sizeof(path), "bus/cxl/devices/%s/create_pmem_region",
-				   api->decoder_get_devname(root));
-		if (*ret >= 0)
-			*ret = sysfs_read_string(ctx, path, next, sizeof(next));
-		if (*ret >= 0)
-			*ret = record_write(record, api->decoder_get_devname(root), next);
-		if (*ret < 0)
-			return NULL;
+		r = sysfs_read_string(ctx, path, next, sizeof(next));
+		if (r < 0) {
+			(void)unlink(record);
+			return step_fail(why, size, r, "%s: cannot read the next region's name", path);
+		}
+		r = record_write(record, api->decoder_get_devname(root), next);
+		if (r < 0) {
+			(void)unlink(record);
+			return step_fail(why, size, r, "%s: cannot record the region about to be made", record);
+		}
 	}
 	region = api->decoder_create_pmem_region(root);
-	if (!region) {
-		*ret = -EIO;
-		return NULL;
-	}
+	if (!region)
+		return step_fail(why, size, -EIO, "%s: cannot create a pmem region%s", path,
+				 record ? " (its record is kept)" : "");
 	/* Someone else took that name first: the record follows the region made. */
 	made = api->region_get_devname(region);
 	if (record && made && !streq(made, next))
 		(void)record_write(record, api->decoder_get_devname(root), made);
-	return region;
+	*ret = region;
+	return 0;
 }
 
 static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_ctx *cctx,
@@ -233,8 +240,8 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 		record = record_buf;
 	}
 
-	/* 1: the region, its UUID first: that is how the next run finds one cut short.  One made
-	 * but not named, by this run or a killed one, is deleted when it cannot be named. */
+	/* 1: the region, its UUID first: that is how the next run finds one cut short.  One this call
+	 * made is deleted when it cannot be named; one adopted is left as it is. */
 	region = region_by_uuid(api, root, want);
 	if (!region) {
 		region = record ? record_adopt(ctx, api, root, record) : NULL;
@@ -242,12 +249,10 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 		if (adopted)
 			log_debug(ctx, "%s: adopting %s, made by a run cut short before giving it its UUID", a->device,
 				  api->region_get_devname(region));
-		else
-			region = region_make(ctx, api, root, record, &r);
-		if (!region) {
-			if (record)
-				(void)unlink(record);
-			return step_fail(why, size, r, "%s: cannot create a pmem region", a->decoder);
+		else {
+			r = region_make(ctx, api, root, record, &region, why, size);
+			if (r < 0)
+				return r;
 		}
 		r = api->region_set_uuid(region, want);
 		if (r < 0 && adopted) {
