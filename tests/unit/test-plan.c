@@ -1487,6 +1487,15 @@ static void test_bad_input(void **state)
 	"[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0001\ncreate-region = pmem\ncreate = devdax\n" \
 	"online = movable\n"
 
+/* The plan's one action: making or finishing mem0's region. */
+static void expect_region_action(const struct world *w)
+{
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(w, CLAIM_CXL);
+
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+}
+
 /* mem0 (serial 0x5eed0001), 512 MiB of pmem plus a bit, under root decoder decoder0.0, in no region. */
 static struct pmemram_observed_memdev *add_memdev(struct world *w)
 {
@@ -1710,12 +1719,7 @@ static void test_cxl_region_refusals(void **state)
 		       "CXL region region0 has the UUID of mem0's region but the memdev with serial 0x5eed0001 and "
 		       "others as target; not touching it");
 	w.cxl_regions[0].n_targets = 1;
-	{
-		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
-
-		assert_int_equal(p->n_actions, 1);
-		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
-	}
+	expect_region_action(&w);
 
 	/* Capacity allocated outside any region. */
 	world_init(&w);
@@ -1733,12 +1737,7 @@ static void test_cxl_region_refusals(void **state)
 		       "list -D -d decoder0.0: max_available_extent); not creating one");
 	assert_string_equal(pmemram_reason_to_string(PMEMRAM_REASON_NO_HPA_SPACE), "no-hpa-space");
 	w.memdevs[0].root_free = 512 * MiB;
-	{
-		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
-
-		assert_int_equal(p->n_actions, 1);
-		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
-	}
+	expect_region_action(&w);
 
 	/* Two memdevs with the claimed serial: their regions would have one UUID; neither is touched. */
 	world_init(&w);
@@ -1758,12 +1757,7 @@ static void test_cxl_region_refusals(void **state)
 	assert_string_equal(pmemram_reason_to_string(PMEMRAM_REASON_SERIAL_AMBIGUOUS), "serial-ambiguous");
 	/* Another serial on the second: the first gets its region. */
 	w.memdevs[1].serial = 0x5eed0002;
-	{
-		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL);
-
-		assert_int_equal(p->n_actions, 1);
-		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
-	}
+	expect_region_action(&w);
 
 	/* Unreadable, with a region of its UUID left unfinished, in it or not: not finished either;
 	 * made, committed and enabled: nothing to say. */
