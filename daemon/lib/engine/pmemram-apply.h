@@ -98,13 +98,14 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
  * outside a region, else the first free one, set to pmem mode and that size) as its target, the
  * decode committed and the region enabled, which makes its nvdimm region.  A region this call makes
  * is first recorded by the name the root decoder gives it next (create_pmem_region) in
- * record_dir/PMEMRAM_CXL_RECORD_PREFIX<serial>; when its UUID cannot be set it is deleted, and a
- * call after a run killed in between adopts the recorded region (no UUID, size or target) instead
- * of making another: no region is left that nothing tells pmemram's.  record_dir NULL: no record,
- * no adoption.  -ENODEV when libcxl does
- * not list the memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder;
- * -ESTALE, touching nothing, when memdev a->device does not have serial a->serial (any more) or
- * the region with its UUID has another memdev's decoder as target.
+ * record_dir/PMEMRAM_CXL_RECORD_PREFIX<serial as %#llx>; when its UUID cannot be set it is deleted,
+ * and a call after a run killed in between adopts the recorded region (pmem mode, known only with
+ * a libcxl that has cxl_region_get_mode(); no UUID, interleave ways, size or target) instead of
+ * making another; an adopted region is never deleted, and the record is kept when libcxl returns
+ * no region.  record_dir NULL: no record, no adoption.  -ENODEV when libcxl does not list the
+ * memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder; -ESTALE,
+ * touching nothing, when memdev a->device does not have serial a->serial (any more), another
+ * memdev has that serial too, or the region with its UUID has another memdev's decoder as target.
  * why names the failed step and its error.  userdata is the libcxl to call: NULL for the library
  * itself, or a const struct cxl_api * (cxl-load.h) standing in for it.
  */
