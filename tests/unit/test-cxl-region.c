@@ -14,6 +14,7 @@
 
 #include "cxl-load.h"
 #include "fake-sysfs.h"
+#include "lib-load.h"
 #include "pmemram-apply.h"
 #include "pmemram-private.h"
 
@@ -677,13 +678,37 @@ static void test_killed(void **state)
 	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
 }
 
+/* A function the library lacks: an optional one is left NULL, one not optional fails the load.
+ * Shown with the C library, which every test has. */
+static void test_optional_symbol(void **state)
+{
+	struct table {
+		size_t (*len)(const char *);
+		void (*none)(void);
+	} t;
+	const struct lib_symbol optional[] = {
+		{ .name = "strlen", .offset = offsetof(struct table, len) },
+		{ .name = "pmemram_test_no_such_function", .offset = offsetof(struct table, none), .optional = true },
+	};
+	const struct lib_symbol required[] = {
+		{ .name = "strlen", .offset = offsetof(struct table, len) },
+		{ .name = "pmemram_test_no_such_function", .offset = offsetof(struct table, none) },
+	};
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+
+	(void)state;
+	memset(&t, 0xff, sizeof(t));
+	assert_int_equal(lib_load(ctx, "libc.so.6", "libc6", optional, ELEMENTSOF(optional), &t), 0);
+	assert_int_equal(t.len("four"), 4);
+	assert_null(t.none);
+	assert_int_equal(lib_load(ctx, "libc.so.6", "libc6", required, ELEMENTSOF(required), &t), -ELIBACC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create),
-		cmocka_unit_test(test_resume),
-		cmocka_unit_test(test_failures),
-		cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_create), cmocka_unit_test(test_resume),	       cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_killed), cmocka_unit_test(test_optional_symbol),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
