@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cxl-load.h"
@@ -66,6 +68,16 @@ struct cxl_ctx {
 
 static struct cxl_ctx world;
 static char *sysroot; /* the fake sysfs, with decoder0.0/create_pmem_region */
+#define REGION0_UUID "bus/cxl/devices/region0/uuid"
+
+/* chmod() a file of the fake sysfs. */
+static int chmod_below(const char *path, mode_t mode)
+{
+	char full[PATH_MAX];
+
+	(void)snprintf(full, sizeof(full), "%s/%s", sysroot, path);
+	return chmod(full, mode);
+}
 static char record_dir[PATH_MAX];
 static jmp_buf killed;
 
@@ -642,8 +654,10 @@ static void test_killed(void **state)
 	world.fail_step = NULL;
 
 	/* The recorded region is a ram one, or has its interleave ways set (another tool is making
-	 * it), or libcxl cannot tell its mode: not adopted, not deleted; a region of its own is made. */
-	for (size_t i = 0; i < 3; i++) {
+	 * it), or libcxl cannot tell its mode (before LIBCXL_5) and sysfs shows no uuid attribute (a
+	 * region not in pmem mode on 6.1) or a read-only one (on later kernels): not adopted, not
+	 * deleted; a region of its own is made. */
+	for (size_t i = 0; i < 4; i++) {
 		struct cxl_api api = fake;
 
 		world_init();
@@ -654,12 +668,36 @@ static void test_killed(void **state)
 			world.regions[0].ways = 1;
 		else
 			api.region_get_mode = NULL;
+		if (i == 3) {
+			assert_int_equal(fake_sysfs_write(sysroot, REGION0_UUID, "\n"), 0);
+			assert_int_equal(chmod_below(REGION0_UUID, 0444), 0);
+		}
 		world.log[0] = '\0';
 		assert_int_equal(pmemram_cxl_create_region(ctx, &api, &action, record_dir, why, sizeof(why)), 0);
 		assert_true(strncmp(world.log, "create region1; uuid region1;", 29) == 0);
 		assert_true(world.regions[0].used);
 		assert_memory_equal(world.regions[0].uuid, (unsigned char[16]){ 0 }, 16);
 		assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+		if (i == 3)
+			assert_int_equal(fake_sysfs_remove(sysroot, REGION0_UUID), 0);
+	}
+
+	/* libcxl cannot tell the mode, and sysfs shows the region's uuid attribute writable, as the
+	 * kernel does only on a pmem region: adopted. */
+	{
+		struct cxl_api api = fake;
+
+		world_init();
+		run_killed(ctx);
+		api.region_get_mode = NULL;
+		assert_int_equal(fake_sysfs_write(sysroot, REGION0_UUID, "\n"), 0);
+		assert_int_equal(chmod_below(REGION0_UUID, 0644), 0);
+		world.log[0] = '\0';
+		assert_int_equal(pmemram_cxl_create_region(ctx, &api, &action, record_dir, why, sizeof(why)), 0);
+		assert_true(strncmp(world.log, "uuid region0; granularity region0;", 34) == 0);
+		assert_false(world.regions[1].used);
+		assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+		assert_int_equal(fake_sysfs_remove(sysroot, REGION0_UUID), 0);
 	}
 
 	/* The recorded region has a size (someone else's, being made): not adopted; nor one that

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -125,11 +126,31 @@ static bool uuid_is_null(const unsigned char u[16])
 	return true;
 }
 
+/* Whether region is a pmem region.  libcxl says so from LIBCXL_5 on (cxl_region_get_mode());
+ * before it (Debian 12's libcxl 76), sysfs does: the kernel shows a region's uuid attribute
+ * writable only on a pmem region (6.1 hides it on others, later kernels make it read-only). */
+static bool region_is_pmem(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_region *region)
+{
+	char path[96];
+	struct stat st;
+	int r;
+
+	if (api->region_get_mode)
+		return api->region_get_mode(region) == CXL_DECODER_MODE_PMEM;
+	if (path_printf(path, sizeof(path), "bus/cxl/devices/%s/uuid", api->region_get_devname(region)) < 0)
+		return false;
+	r = root_stat(ctx, PMEMRAM_ROOT_SYSFS, path, &st);
+	if (r < 0) {
+		(void)sysfs_absent(ctx, r);
+		return false;
+	}
+	return (st.st_mode & S_IWUSR) != 0;
+}
+
 /* The region a run killed after making it and before giving it its UUID left, as the record names
  * it: on root, in pmem mode, with no UUID, interleave ways, size or target yet; NULL when there is
  * none such (a record naming another is dropped: that run made no region, or someone else has it
- * now, and may be setting it up).  Without cxl_region_get_mode() (libcxl before LIBCXL_5, as Debian 12's 76) a ram region
- * another tool is making cannot be told from it: none is adopted. */
+ * now, and may be setting it up). */
 static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
 				       const char *path)
 {
@@ -139,15 +160,11 @@ static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl
 	record_read(path, decoder, name);
 	if (!name[0] || !streq(decoder, api->decoder_get_devname(root)))
 		return NULL;
-	if (!api->region_get_mode) {
-		log_debug(ctx, "%s: libcxl cannot tell a region's mode; not adopting the recorded %s", path, name);
-		return NULL;
-	}
 	for (struct cxl_region *region = api->region_get_first(root); region; region = api->region_get_next(region)) {
 		if (!streq_ptr(api->region_get_devname(region), name))
 			continue;
 		api->region_get_uuid(region, u);
-		if (uuid_is_null(u) && api->region_get_mode(region) == CXL_DECODER_MODE_PMEM &&
+		if (uuid_is_null(u) && region_is_pmem(ctx, api, region) &&
 		    api->region_get_interleave_ways(region) == 0 && api->region_get_size(region) == 0 &&
 		    !api->region_get_target_decoder(region, 0))
 			return region;

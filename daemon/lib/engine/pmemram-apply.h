@@ -99,8 +99,8 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
  * decode committed and the region enabled, which makes its nvdimm region.  A region this call makes
  * is first recorded by the name the root decoder gives it next (create_pmem_region) in
  * record_dir/PMEMRAM_CXL_RECORD_PREFIX<serial as %#llx>; when its UUID cannot be set it is deleted,
- * and a call after a run killed in between adopts the recorded region (pmem mode, known only with
- * a libcxl that has cxl_region_get_mode(); no UUID, interleave ways, size or target) instead of
+ * and a call after a run killed in between adopts the recorded region (pmem mode, from libcxl's
+ * cxl_region_get_mode() or else sysfs; no UUID, interleave ways, size or target) instead of
  * making another; an adopted region is never deleted, and the record is kept when libcxl returns
  * no region.  record_dir NULL: no record, no adoption.  -ENODEV when libcxl does not list the
  * memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder; -ESTALE,
