@@ -73,12 +73,8 @@ ok "pmemramd stayed stopped" sh -c "! systemctl -q is-active pmemramd.service"
 : >/etc/pmemram/pmemram.conf
 floor_bind "$dev" || bail "cannot bind kmem to $dev"
 udevadm settle --timeout=600 || bail "udev did not settle after binding kmem to $dev"
-per_block=()
-for b in $blocks; do
-	t0=$EPOCHREALTIME
-	echo online_movable >"/sys/devices/system/memory/memory$b/state" || bail "cannot online memory$b"
-	per_block+=("$(ms "$t0" "$EPOCHREALTIME")")
-done
+# shellcheck disable=SC2086 # one word per block
+online_timed $blocks
 ok "the timed online brought all $n blocks online" test "${#per_block[@]}" -eq "$n"
 note "BENCH per_block_ms $(cat /sys/kernel/mm/shuffle/enabled 2>/dev/null | sed 's/^/shuffled=/') order=$(cat /sys/kernel/mm/shuffle/order 2>/dev/null) ${per_block[*]}"
 # shellcheck disable=SC2086 # one word per block

@@ -50,12 +50,8 @@ for r in $(seq "$rounds"); do
 	swaps=$(vmstat shuffle_swap)
 	: >$tracing/trace
 	echo 1 >$event/enable || bail "cannot enable $event"
-	per_block=()
-	for b in $blocks; do
-		t0=$EPOCHREALTIME
-		echo online_movable >"/sys/devices/system/memory/memory$b/state" || bail "cannot online memory$b"
-		per_block+=("$(ms "$t0" "$EPOCHREALTIME")")
-	done
+	# shellcheck disable=SC2086 # one word per block
+	online_timed $blocks
 	echo 0 >$event/enable
 	ok "round $r: all $n blocks online" test "${#per_block[@]}" -eq "$n"
 	# One line per zone and order walked, "node=N zone=Z order=O range=(S ~ E) nr_free=F

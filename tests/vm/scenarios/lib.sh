@@ -182,6 +182,19 @@ floor_off() {
 # ms T0 T1: milliseconds between two $EPOCHREALTIME readings.
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
 
+# online_timed BLOCK...: online each block Movable with one sysfs write, in order, and set
+# per_block to each write's time in ms (no fork inside the timed span).  Bails out when a write
+# fails.
+online_timed() {
+	local b t0
+	per_block=()
+	for b in "$@"; do
+		t0=$EPOCHREALTIME
+		echo online_movable >"/sys/devices/system/memory/memory$b/state" || bail "cannot online memory$b"
+		per_block+=("$(ms "$t0" "$EPOCHREALTIME")")
+	done
+}
+
 # bench_methods DEV TRIALS BLOCK...: bring DEV (held by pmemramd, on device_dax) online as
 # Movable TRIALS times each with bare sysfs writes (floor), daxctl and pmemramctl reclaim, in
 # turns, and back; one assertion and one "# BENCH method=M trial=T ms=X blocks=N" line each.
