@@ -632,6 +632,7 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 }
 
 static int on_followup(sd_event_source *s, void *userdata);
+static void reconcile_followup(struct manager *m);
 
 int manager_reconcile(struct manager *m, const char *why)
 {
@@ -718,9 +719,8 @@ int manager_reconcile(struct manager *m, const char *why)
 	if (res->onlined_error < 0)
 		mevent(m, MANAGER_EVENT_ONLINED_UNSAVED, "cannot update %s/" PMEMRAM_ONLINED_FILE ": %s",
 		       m->runtime_dir, strerror(-res->onlined_error));
-	m->followup_pending = true;
 	if (!m->event || sd_event_add_defer(m->event, &m->followup_source, on_followup, m) < 0)
-		manager_followup_flush(m);
+		reconcile_followup(m);
 	return r;
 }
 
@@ -732,7 +732,6 @@ static void reconcile_followup(struct manager *m)
 {
 	struct pmemram_topology *topology = NULL;
 
-	m->followup_pending = false;
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);
@@ -763,9 +762,10 @@ static int on_followup(_unused_ sd_event_source *s, void *userdata)
 
 void manager_followup_flush(struct manager *m)
 {
+	if (!m->followup_source)
+		return;
 	m->followup_source = sd_event_source_disable_unref(m->followup_source);
-	if (m->followup_pending)
-		reconcile_followup(m);
+	reconcile_followup(m);
 }
 
 /* ---- status --------------------------------------------------------------------------------- */

@@ -76,9 +76,10 @@ struct manager {
 
 	/* the last reconcile */
 	struct pmemram_reconcile_result *last;
-	struct json_object *dax_devices;  /* each device's provenance, from its observation; NULL: none */
-	bool followup_pending;		  /* its classes, shuffle, export and provenance are not done */
-	sd_event_source *followup_source; /* does them from the loop, after the reply */
+	struct json_object *dax_devices; /* each device's provenance, from its observation; NULL: none */
+	/* set while its classes, shuffle, export and provenance wait to run from the loop, after the
+	 * reply (manager_followup_flush()) */
+	sd_event_source *followup_source;
 	int last_r;
 	uint64_t last_usec; /* CLOCK_REALTIME when it finished */
 	uint64_t last_duration_usec;
