@@ -408,14 +408,16 @@ while :; do
 		rc=0
 	fi
 	if [ -n "$what" ]; then
-		mv "$run/console.log" "$run/console.failed$boot.log"
-		cp "$run/qemu.log" "$run/qemu.failed$boot.log"
+		# Each attempt's logs kept apart: console.failed<boot>.<attempt>.log.
+		kept=console.failed$boot.$((retried + 1)).log
+		mv "$run/console.log" "$run/$kept"
+		cp "$run/qemu.log" "$run/qemu.${kept#console.}"
 		if [ "$retried" = 1 ]; then
-			problems+=("boot $boot: $what before the scenario started, twice (see console.failed$boot.log)")
+			problems+=("boot $boot: $what before the scenario started, twice (see $kept)")
 			break
 		fi
 		retried=1
-		notes+=("boot $boot retried: in the first attempt, $what before the scenario started (console.failed$boot.log)")
+		notes+=("boot $boot retried: in the first attempt, $what before the scenario started ($kept)")
 		[ "$quiet" = 1 ] || bench_log "boot $boot: $what before the scenario started; retrying once"
 		continue
 	fi
