@@ -1008,6 +1008,11 @@ static void test_cxl_matches(void **state)
 	assert_int_equal(p->n_verdicts, 2);
 	assert_string_equal(p->verdicts[0].claim, "mem");
 	assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
+	/* One memdev of two claimed: the region's memory is spread over both, so not taken. */
+	expect_verdict(p, 0, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_MEMDEV_UNCLAIMED,
+		       "CXL region4 interleaves 2 memdevs and no claim names 0x5eed0001: "
+		       "claim each memdev, or the region (cxl-region:region4)");
+	assert_string_equal(pmemram_reason_to_string(PMEMRAM_REASON_MEMDEV_UNCLAIMED), "memdev-unclaimed");
 	assert_int_equal(p->verdicts[1].verdict, PMEMRAM_VERDICT_IGNORED);
 	assert_int_equal(p->n_unmatched, 2);
 	assert_string_equal(p->unmatched[0], "cxlr");
@@ -1022,6 +1027,25 @@ static void test_cxl_matches(void **state)
 					       "cxl", NULL));
 	json_object_put(j);
 	p = pmemram_plan_free(p);
+
+	/* Each memdev claimed, by claims of their own: the first decides and the device is taken. */
+	p = plan(&w,
+		 "[claim \"mem\"]\nmatch = cxl-memdev:1592590338\n[claim \"mem1\"]\nmatch = cxl-memdev:0x5eed0001\n");
+	assert_string_equal(p->verdicts[0].claim, "mem");
+	assert_int_equal(p->verdicts[0].verdict, PMEMRAM_VERDICT_PENDING);
+	p = pmemram_plan_free(p);
+	/* A memdev without a serial (0) can be named by no claim. */
+	d->cxl.serials[1] = 0;
+	p = plan(&w, "[claim \"mem1\"]\nmatch = cxl-memdev:0x5eed0001\n");
+	expect_verdict(p, 0, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_MEMDEV_UNCLAIMED,
+		       "CXL region4 interleaves 2 memdevs and no claim names 0x0: "
+		       "claim each memdev, or the region (cxl-region:region4)");
+	p = pmemram_plan_free(p);
+	/* The region's own claim takes it whatever its memdevs. */
+	p = plan(&w, "[claim \"cxlr\"]\nmatch = cxl-region:region4\n");
+	assert_int_equal(p->verdicts[0].verdict, PMEMRAM_VERDICT_PENDING);
+	p = pmemram_plan_free(p);
+	d->cxl.serials[1] = 0x5eed0002;
 
 	/* The CXL region's name; the nvdimm region's name still goes before it. */
 	p = plan(&w, "[claim \"cxlr\"]\nmatch = cxl-region:region4\n[claim \"mem\"]\nmatch = cxl-memdev:0x5eed0001\n");

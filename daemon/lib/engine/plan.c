@@ -58,6 +58,7 @@ static const char *const reason_names[_PMEMRAM_REASON_MAX] = {
 	[PMEMRAM_REASON_CXL_UNREADABLE] = "cxl-unreadable",
 	[PMEMRAM_REASON_NO_HPA_SPACE] = "no-hpa-space",
 	[PMEMRAM_REASON_SERIAL_AMBIGUOUS] = "serial-ambiguous",
+	[PMEMRAM_REASON_MEMDEV_UNCLAIMED] = "memdev-unclaimed",
 };
 
 static const char *const ns_mode_names[_PMEMRAM_NS_MODE_MAX] = {
@@ -376,6 +377,36 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 	}
 }
 
+/* Whether some cxl-memdev claim of pmemram's names the serial (daxctl.conf.d has no CXL matches). */
+static bool serial_claimed(const struct pmemram_config *c, uint64_t serial)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < c->n_claims; i++)
+		if (c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
+		    pmemram_parse_u64(c->claims[i].match_value, 16, &v) == 0 && v == serial && serial)
+			return true;
+	return false;
+}
+
+/* A cxl-memdev claim takes a device of an interleaved region only when every memdev of the region
+ * is claimed: the region's memory is spread over all of them, and a claim names one memdev, not
+ * the others it happens to share a region with.  1 and the unclaimed serials in buf ("0x5eed0002,
+ * 0x0") when one is not. */
+static int interleave_unclaimed(const struct pmemram_config *c, const struct pmemram_claim *claim,
+				const struct pmemram_cxl_origin *o, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (claim->match != PMEMRAM_MATCH_CXL_MEMDEV)
+		return 0;
+	for (size_t i = 0; i < o->n_serials; i++)
+		if (!serial_claimed(c, o->serials[i]) && len < size)
+			len += snprintf(buf + len, size - len, "%s0x%" PRIx64, len ? ", " : "", o->serials[i]);
+	return buf[0] != '\0';
+}
+
 /* Whether claim a comes before b for a device both match: pmemram's own before daxctl.conf.d's,
  * then the more specific (uuid, then device, hmem range, region, cxl-region, cxl-memdev, hmem node,
  * all-devdax). */
@@ -624,6 +655,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 	const struct pmemram_observed *o = b->observed;
 	const struct pmemram_claim *claim = claim_for_device(b->config, d);
 	struct pmemram_device_verdict *v = add_verdict(b, d->dax.name, claim);
+	char serials[PMEMRAM_PLAN_TEXT_MAX / 2];
 	unsigned long first, end;
 	int r;
 
@@ -641,6 +673,13 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 			cxl_unreadable_describe(d, note, sizeof(note));
 			set_verdict(v, PMEMRAM_REASON_UNCLAIMED, "not claimed by any configuration (%s)", note);
 		}
+		return 0;
+	}
+	if (interleave_unclaimed(b->config, claim, &d->cxl, serials, sizeof(serials))) {
+		set_verdict(v, PMEMRAM_REASON_MEMDEV_UNCLAIMED,
+			    "CXL %s interleaves %zu memdevs and no claim names %s: "
+			    "claim each memdev, or the region (cxl-region:%s)",
+			    d->cxl.region, d->cxl.n_serials, serials, d->cxl.region);
 		return 0;
 	}
 	if (d->dax.mode == PMEMRAM_DAX_OTHER) {

@@ -239,6 +239,7 @@ enum pmemram_reason {
 	PMEMRAM_REASON_CXL_UNREADABLE,	    /* create-region: the memdev's CXL topology could not be read */
 	PMEMRAM_REASON_NO_HPA_SPACE,	    /* create-region: the root decoder has no room for the region */
 	PMEMRAM_REASON_SERIAL_AMBIGUOUS,    /* create-region: more than one memdev has the claimed serial */
+	PMEMRAM_REASON_MEMDEV_UNCLAIMED,    /* a cxl-memdev claim: the region interleaves memdevs no claim names */
 	_PMEMRAM_REASON_MAX,
 };
 
