@@ -844,24 +844,60 @@ static void count_debug(struct pmemram_ctx *ctx, int priority, const char *file,
 	debug_lines++;
 }
 
-static void test_default_ops_use_libdaxctl(void **state)
+/* The default ops write the dax bus's driver files below the context's root; the fake kernel
+ * binds nothing, which the re-read of the driver link reports. */
+static void test_default_ops_write_driver_files(void **state)
 {
-	/* libdaxctl reads the real /sys, where no dax99.99 exists: the lookup fails cleanly. */
 	static const struct pmemram_action actions[] = { DISABLE("dax99.99") };
+	static const struct pmemram_action bind[] = { BIND("dax99.99") };
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
-	const char *prefix = "dax99.99: disabling device_dax failed: ";
+	static const char *const files[] = { "device_dax/remove_id", "device_dax/unbind", "kmem/new_id", "kmem/bind" };
 	struct fake *f = FAKE(state);
+	char path[64];
 
+	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+		snprintf(path, sizeof(path), "bus/dax/drivers/%s", files[i]);
+		assert_int_equal(fake_sysfs_write(f->env->root, path, "%s", ""), 0);
+	}
 	assert_int_equal(fake_sysfs_symlink(f->env->root, "bus/dax/devices/dax99.99/driver",
 					    "../../../../bus/dax/drivers/device_dax"),
 			 0);
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, NULL, &report), -EIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO,
+		      "dax99.99: disabling device_dax took no effect: bound to device_dax");
+	/* The driver lets go of the name before the device. */
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/device_dax/remove_id"), "dax99.99");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/device_dax/unbind"), "dax99.99");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/new_id"), "");
+	report = pmemram_apply_report_free(report);
+
+	/* Unbound: new_id, and bind when new_id did not bind it. */
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, "dax99.99", NULL), 0);
+	assert_int_equal(pmemram_apply(f->env->ctx, bind, 1, NULL, &report), -EIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO, "dax99.99: binding kmem took no effect: unbound");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/new_id"), "dax99.99");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/bind"), "dax99.99");
+}
+
+/* A driver that is not registered (its module not loaded) is libdaxctl's to load and bind: it reads
+ * the real /sys, where no dax99.99 exists, and the lookup fails cleanly. */
+static void test_default_ops_load_through_libdaxctl(void **state)
+{
+	static const struct pmemram_action actions[] = { BIND("dax99.99") };
+	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
+	const char *prefix = "dax99.99: binding kmem failed: ";
+	struct fake *f = FAKE(state);
+
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/devices/dax99.99/size", "0\n"), 0);
+	/* The fake tree has no bus/dax/drivers/kmem. */
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/new_id"), "<absent>");
 	pmemram_ctx_set_log_fn(f->env->ctx, count_debug);
 	pmemram_ctx_set_log_priority(f->env->ctx, LOG_DEBUG);
 	debug_lines = 0;
 	assert_true(pmemram_apply(f->env->ctx, actions, 1, NULL, &report) < 0);
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, report->results[0].result, NULL);
 	assert_memory_equal(report->results[0].reason, prefix, strlen(prefix));
-	assert_string_equal(driver_of(f, "dax99.99"), "device_dax");
+	assert_string_equal(driver_of(f, "dax99.99"), "");
 	assert_true(debug_lines > 0);
 	/* The libdaxctl context outlives the run (freed with the pmemram context). */
 	assert_non_null(pmemram_ctx_get_apply_state(f->env->ctx));
@@ -1095,7 +1131,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_namespace_half_made_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_default_ops_use_libdaxctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_ops_write_driver_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_ops_load_through_libdaxctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_rechecks_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_namespace_late_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_ops_use_libndctl, setup, teardown),

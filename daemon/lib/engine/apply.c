@@ -818,16 +818,6 @@ static int daxctl_find_dev(struct pmemram_ctx *ctx, const char *device, const st
 	return 0;
 }
 
-static int daxctl_disable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
-{
-	const struct daxctl_api *api;
-	struct daxctl_dev *dev;
-	int r;
-
-	r = daxctl_find_dev(ctx, device, &api, &dev);
-	return r < 0 ? r : api->dev_disable(dev);
-}
-
 /* daxctl_dev_enable_ram() loads kmem (libkmod) and binds it (new_id + bind), nothing more: the
  * onlining is daxctl_memory_online()'s, which we never call, so blocks stay in the zone we pick. */
 static int daxctl_enable_kmem(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
@@ -838,13 +828,6 @@ static int daxctl_enable_kmem(struct pmemram_ctx *ctx, _unused_ void *userdata, 
 
 	r = daxctl_find_dev(ctx, device, &api, &dev);
 	return r < 0 ? r : api->dev_enable_ram(dev);
-}
-
-/* daxctl_dev_disable() unbinds whichever driver is bound.  It neither offlines nor checks kmem's
- * memory (daxctl reconfigure-device does that before calling it): the release checks every block. */
-static int daxctl_disable_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
-{
-	return daxctl_disable_devdax(ctx, userdata, device);
 }
 
 /* daxctl_dev_enable_devdax() loads device_dax (libkmod) and binds it; it returns 0 without binding
@@ -859,15 +842,82 @@ static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata
 	return r < 0 ? r : api->dev_enable_devdax(dev);
 }
 
+/* ---- the default ops: the dax bus's driver files ----------------------------------------- */
+
+/*
+ * A dax device changes driver through the dax bus's driver files, the writes libdaxctl makes: the
+ * old driver's remove_id (it no longer claims the device by name) and unbind, then the new
+ * driver's new_id, which binds the device there and then when it is unbound, and bind when it did
+ * not.  libdaxctl resolves the device's sysfs path one component at a time before each of its
+ * steps, some fifty system calls a rebind on top of these writes; it is called only for what the
+ * files cannot do: load a driver whose module is not loaded (no directory of its own yet).
+ */
+#define DAX_DRIVERS_DIR "bus/dax/drivers"
+
+static int dax_driver_write(struct pmemram_ctx *ctx, const char *driver, const char *file, const char *device)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = path_printf(path, sizeof(path), DAX_DRIVERS_DIR "/%s/%s", driver, file);
+	return r < 0 ? r : sysfs_write_bounded(ctx, path, device, 0);
+}
+
+/* Unbind whichever driver is bound; 0 when none is. */
+static int dax_unbind(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
+{
+	char driver[64];
+	int r;
+
+	r = dax_driver_read(ctx, device, driver, sizeof(driver));
+	if (r < 0 || !driver[0])
+		return r;
+	/* A name the driver never had in its id table is no error: the kernel ignores it. */
+	r = dax_driver_write(ctx, driver, "remove_id", device);
+	return r < 0 ? r : dax_driver_write(ctx, driver, "unbind", device);
+}
+
+/* Bind driver to the unbound device; load_and_bind (libdaxctl) when the driver is not there. */
+static int dax_bind(struct pmemram_ctx *ctx, void *userdata, const char *device, const char *driver,
+		    device_op load_and_bind)
+{
+	char have[64];
+	int r;
+
+	r = dax_driver_write(ctx, driver, "new_id", device);
+	if (r == -ENOENT) {
+		log_debug(ctx, "%s: no driver %s yet: loading it through libdaxctl", device, driver);
+		pmemram_ctx_clear_error(ctx);
+		return load_and_bind(ctx, userdata, device);
+	}
+	if (r < 0)
+		return r;
+	r = dax_driver_read(ctx, device, have, sizeof(have));
+	if (r < 0 || streq(have, driver))
+		return r;
+	/* new_id binds only an unbound device the driver's probe accepts: bind says why not. */
+	return dax_driver_write(ctx, driver, "bind", device);
+}
+
+static int dax_bind_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	return dax_bind(ctx, userdata, device, "kmem", daxctl_enable_kmem);
+}
+
+static int dax_bind_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
+{
+	return dax_bind(ctx, userdata, device, "device_dax", daxctl_enable_devdax);
+}
+
 const struct pmemram_apply_ops pmemram_apply_default_ops = {
-	.disable_devdax = daxctl_disable_devdax,
-	.enable_kmem = daxctl_enable_kmem,
+	.disable_devdax = dax_unbind,
+	.enable_kmem = dax_bind_kmem,
 	.convert_namespace = pmemram_ndctl_convert_namespace,
 	.create_namespace = pmemram_ndctl_create_namespace,
 	.create_cxl_region = pmemram_cxl_create_region,
 	.set_block_state = pmemram_apply_write_block_state,
-	.disable_kmem = daxctl_disable_kmem,
-	.enable_devdax = daxctl_enable_devdax,
+	.disable_kmem = dax_unbind,
+	.enable_devdax = dax_bind_devdax,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */

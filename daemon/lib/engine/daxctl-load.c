@@ -23,7 +23,6 @@ static const struct lib_symbol symbols[] = {
 	SYMBOL(dev_get_first),
 	SYMBOL(dev_get_next),
 	SYMBOL(dev_get_devname),
-	SYMBOL(dev_disable),
 	SYMBOL(dev_enable_ram),
 	SYMBOL(dev_enable_devdax),
 };

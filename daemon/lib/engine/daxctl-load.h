@@ -21,7 +21,6 @@ struct daxctl_api {
 	typeof(daxctl_dev_get_first) *dev_get_first;
 	typeof(daxctl_dev_get_next) *dev_get_next;
 	typeof(daxctl_dev_get_devname) *dev_get_devname;
-	typeof(daxctl_dev_disable) *dev_disable;
 	typeof(daxctl_dev_enable_ram) *dev_enable_ram;
 	typeof(daxctl_dev_enable_devdax) *dev_enable_devdax;
 };

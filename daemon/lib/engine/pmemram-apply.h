@@ -12,15 +12,16 @@
  * What changes the system.  Every operation returns 0 or -errno; none of them decides whether the
  * action took effect: the applier re-reads sysfs through the context after each one.
  *
- * The default operations (options->ops == NULL) bind drivers through libdaxctl, which reads and
- * writes /sys itself and is therefore not redirected by the context's sysfs root: tests install
- * fakes here that change the fake tree as the kernel would (or, to test the verification, do not).
- * A NULL member makes its actions fail with -EOPNOTSUPP.
+ * The default operations (options->ops == NULL) bind drivers with writes to the dax bus's driver
+ * files below the context's sysfs root; libdaxctl, which reads and writes /sys itself, only loads
+ * a driver's module that is not loaded yet.  Tests install fakes here that change the fake tree as
+ * the kernel would (or, to test the verification, do not).  A NULL member makes its actions fail
+ * with -EOPNOTSUPP.
  */
 struct pmemram_apply_ops {
-	/* Unbind device_dax from a dax device (daxctl_dev_disable). */
+	/* Unbind device_dax from a dax device (remove_id, unbind). */
 	int (*disable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-	/* Load kmem if needed and bind it (daxctl_dev_enable_ram).  This only binds: the kernel adds
+	/* Load kmem if needed and bind it (new_id, bind).  This only binds: the kernel adds
 	 * the memory blocks offline unless auto_online_blocks says otherwise (the planner refuses
 	 * devices whose blocks the kernel would auto-online into another zone, and the applier may
 	 * set it to the claimed zone for the bind: see auto_online_record). */
@@ -43,17 +44,16 @@ struct pmemram_apply_ops {
 				 const char *record_dir, char *why, size_t why_size);
 	/* Write value ("online_movable", "online_kernel", "offline") to memoryN/state. */
 	int (*set_block_state)(struct pmemram_ctx *ctx, void *userdata, unsigned long block, const char *value);
-	/* Unbind kmem from a dax device (daxctl_dev_disable), for release.  The kernel then removes the
+	/* Unbind kmem from a dax device (remove_id, unbind), for release.  The kernel then removes the
 	 * device's memory blocks, which must all be offline first: a block it cannot remove stays, with
 	 * its range claimed, until reboot. */
 	int (*disable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-	/* Load device_dax if needed and bind it to an unbound dax device (daxctl_dev_enable_devdax). */
+	/* Load device_dax if needed and bind it to an unbound dax device (new_id, bind). */
 	int (*enable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 };
 
-/* The default operations, for the library's other runners (release).  Their userdata is a
- * struct daxctl_ctx ** pointing to NULL: the first device operation creates a libdaxctl context
- * there, which the runner daxctl_unref()s when done. */
+/* The default operations, for the library's other runners (release).  They take no userdata: the
+ * libdaxctl context a module load needs lives in the pmemram context. */
 extern const struct pmemram_apply_ops pmemram_apply_default_ops;
 
 /*
