@@ -12,8 +12,6 @@
 #include "manager.h"
 #include "messages.h"
 
-#define MAX_FIELDS 16
-
 void manager_log_init(struct manager *m)
 {
 	const char *target = secure_getenv("PMEMRAM_LOG_TARGET");
@@ -47,10 +45,15 @@ static void log_message(struct manager *m, int priority, const char *message_id,
 			const char *msg)
 {
 	char message[1200], prio[16], id[48];
-	struct iovec iov[MAX_FIELDS + 4];
-	size_t n = 0;
+	_cleanup_(freep) struct iovec *iov = NULL;
+	size_t n = 0, n_fields = 0;
 
-	if (!m->journal) {
+	while (fields && fields[n_fields])
+		n_fields++;
+	/* The line alone when there is no room for its fields. */
+	if (m->journal && !(iov = calloc(n_fields + 4, sizeof(*iov))) && n_fields > 0)
+		n_fields = 0, iov = calloc(4, sizeof(*iov));
+	if (!m->journal || !iov) {
 		fprintf(stderr, "pmemramd: %s%s\n", priority_prefix(priority), msg);
 		return;
 	}
@@ -63,7 +66,7 @@ static void log_message(struct manager *m, int priority, const char *message_id,
 		(void)snprintf(id, sizeof(id), "MESSAGE_ID=%s", message_id);
 		iov[n++] = (struct iovec){ .iov_base = id, .iov_len = strlen(id) };
 	}
-	for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+	for (size_t i = 0; i < n_fields; i++)
 		iov[n++] = (struct iovec){ .iov_base = (char *)fields[i], .iov_len = strlen(fields[i]) };
 	if (sd_journal_sendv(iov, (int)n) < 0)
 		fprintf(stderr, "pmemramd: %s%s\n", priority_prefix(priority), msg);

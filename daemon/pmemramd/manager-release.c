@@ -60,6 +60,7 @@ __attribute__((noreturn)) static void child_run(struct manager *m, const char *d
 	int r;
 
 	r = pmemram_release(m->ctx, device, &opts, &report);
+	manager_action_flush(m);
 	if (report && pmemram_release_report_to_json(report, &o) < 0)
 		o = NULL;
 	if (!o) {

@@ -624,11 +624,70 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 		mlog(m, LOG_DEBUG, "[%zu/%zu] %s", index + 1, total, line);
 }
 
-/* Each action in the journal as soon as it is done, so that a daemon killed half way leaves a
- * record of every kernel state it changed. */
+/*
+ * Each action in the journal as soon as it is done, so that a daemon killed half way leaves a
+ * record of every kernel state it changed.  The blocks the kernel onlined during a kmem bind are
+ * the bind's doing, logged before them; reading them back is one line per run of them, with a
+ * PMEMRAM_BLOCK field for each block ("memory33-memory39 (7 blocks of dax0.0): online in
+ * Movable ..."), not a line per block: 125 for a 16 GiB device.
+ */
+void manager_action_flush(struct manager *m)
+{
+	unsigned long first = m->onlined.first, last = first + m->onlined.n - 1;
+	char f_dev[64], f_claim[96], **blocks = NULL;
+	const char **fields = NULL;
+	size_t n = m->onlined.n, k = 0;
+
+	if (n == 0)
+		return;
+	m->onlined.n = 0;
+	fields = calloc(n + 5, sizeof(*fields));
+	blocks = calloc(n, sizeof(*blocks));
+	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", m->onlined.device);
+	(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", m->onlined.claim);
+	if (fields && blocks) {
+		fields[k++] = f_dev;
+		fields[k++] = "PMEMRAM_ACTION=online-block";
+		fields[k++] = "PMEMRAM_STATUS=done";
+		fields[k++] = f_claim;
+		for (size_t i = 0; i < n && asprintf(&blocks[i], "PMEMRAM_BLOCK=memory%lu", first + i) >= 0; i++)
+			fields[k++] = blocks[i];
+	}
+	/* Out of memory: the line without its fields, which name each block. */
+	if (n == 1)
+		manager_log(m, LOG_INFO, k == n + 4 ? fields : NULL,
+			    "memory%lu: online in %s (by the kernel, during the kmem bind)", first,
+			    pmemram_zone_describe(m->onlined.zone));
+	else
+		manager_log(m, LOG_INFO, k == n + 4 ? fields : NULL,
+			    "memory%lu-memory%lu (%zu blocks of %s): online in %s (by the kernel, during the kmem bind)",
+			    first, last, n, m->onlined.device, pmemram_zone_describe(m->onlined.zone));
+	for (size_t i = 0; blocks && i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+	free(fields);
+}
+
 void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
 {
-	log_result(userdata, res);
+	struct manager *m = userdata;
+	const struct pmemram_action *a = &res->action;
+
+	if (!res->by_kernel || res->status != PMEMRAM_APPLY_DONE) {
+		manager_action_flush(m);
+		log_result(m, res);
+		return;
+	}
+	if (m->onlined.n > 0 && (a->block != m->onlined.first + m->onlined.n || a->zone != m->onlined.zone ||
+				 !streq(a->device, m->onlined.device)))
+		manager_action_flush(m);
+	if (m->onlined.n == 0) {
+		(void)snprintf(m->onlined.device, sizeof(m->onlined.device), "%s", a->device);
+		(void)snprintf(m->onlined.claim, sizeof(m->onlined.claim), "%s", a->claim);
+		m->onlined.zone = a->zone;
+		m->onlined.first = a->block;
+	}
+	m->onlined.n++;
 }
 
 static int on_followup(sd_event_source *s, void *userdata);
@@ -669,6 +728,7 @@ int manager_reconcile(struct manager *m, const char *why)
 	if (pmemram_uevent_seqnum_read(m->ctx, &seq_from) < 0)
 		seq_from = 0;
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
+	manager_action_flush(m);
 	/* The uevents sent meanwhile that are about what it changed are its own echo (on_uevent). */
 	if (seq_from == 0 || pmemram_uevent_seqnum_read(m->ctx, &m->echo_to) < 0)
 		m->echo_to = 0;

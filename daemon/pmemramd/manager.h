@@ -115,6 +115,16 @@ struct manager {
 	uint64_t watchdog_usec;
 	uint64_t last_ping_usec;
 
+	/* A run of blocks the kernel onlined during a kmem bind, read back and not logged yet
+	 * (manager_action_done()): n blocks from first. */
+	struct {
+		char device[32];
+		char claim[PMEMRAM_CONFIG_NAME_MAX];
+		enum pmemram_zone zone;
+		unsigned long first;
+		size_t n;
+	} onlined;
+
 	/* the release in progress (manager-release.c), NULL when none */
 	struct manager_release *release;
 
@@ -189,9 +199,12 @@ struct pmemram_action;
 void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, size_t index, size_t total,
 		      void *userdata);
 /* Apply done callback (userdata: the manager): each action in the journal as it completes, with
- * structured fields; the reconcile's and the release's alike. */
+ * structured fields; the reconcile's and the release's alike.  Blocks the kernel onlined during a
+ * kmem bind are logged as one line per run of them, when the run ends or manager_action_flush()
+ * is called (after each pmemram_reconcile() and pmemram_release()). */
 struct pmemram_apply_result;
 void manager_action_done(struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata);
+void manager_action_flush(struct manager *m);
 /* The "status" reply's payload. */
 int manager_status_json(struct manager *m, struct json_object **ret);
 

@@ -991,6 +991,8 @@ static void test_kernel_onlines_during_bind(void **state)
 		      "memory41: online in Movable (by the kernel, during the kmem bind)");
 	assert_result(report, 4, PMEMRAM_APPLY_DONE, 0,
 		      "memory44: online in Movable (by the kernel, during the kmem bind)");
+	assert_false(report->results[0].by_kernel);
+	assert_true(report->results[1].by_kernel && report->results[4].by_kernel);
 	/* put back, and nothing left to undo */
 	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "offline");
 	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
@@ -1030,6 +1032,7 @@ static void test_auto_online_fallbacks(void **state)
 	assert_string_equal(f->knob_at_bind, "offline");
 	assert_calls(f, plain_calls, ELEMENTSOF(plain_calls));
 	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0, "memory41: online in Movable");
+	assert_false(report->results[1].by_kernel);
 	report = pmemram_apply_report_free(report);
 
 	/* The administrator's online_movable already does it: left as it is, nothing recorded. */

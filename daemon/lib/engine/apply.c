@@ -152,9 +152,11 @@ static int block_set(struct run *run, unsigned long block, int node, const char 
 		/* Onlining a block that has no node yet oopses 6.1 as reading its zones does. */
 		if (v.node < 0 && zone >= 0)
 			return fail(run, -EAGAIN, "memory%lu: still being added (no node link yet)", block);
-		if (block_reached(&v, zone) && origin == BLOCK_ADDED_ONLINING)
+		if (block_reached(&v, zone) && origin == BLOCK_ADDED_ONLINING) {
+			run->res->by_kernel = true;
 			return succeed(run, false, "memory%lu: online in %s (by the kernel, during the kmem bind)",
 				       block, pmemram_zone_describe(v.zone));
+		}
 		if (block_reached(&v, zone))
 			return block_success(run, block, &v, zone, true);
 		if (zone >= 0 && v.state_id == PMEMRAM_BLOCK_ONLINE)

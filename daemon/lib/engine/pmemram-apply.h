@@ -174,6 +174,9 @@ struct pmemram_apply_result {
 	int state_before, zone_before;
 	bool driver_read;
 	char driver[32];
+	/* An online-block action found done: the kernel onlined the block during the kmem bind
+	 * (auto_online_blocks), this run only read it back. */
+	bool by_kernel;
 };
 
 struct pmemram_apply_report {
