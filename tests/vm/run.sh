@@ -4,7 +4,8 @@
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
-#                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem
+#                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem,
+#                         cxl-interleave
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
@@ -25,7 +26,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave"
 topology=nvdimm+hmat-direct
 append=
 timeout_s=600
@@ -112,6 +113,31 @@ topology_args() {
 			-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 			-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 			-device cxl-type3,bus=rp0,memdev=cxl-mem0,lsa=cxl-lsa0,sn=0x5eed0001,id=cxl-pmem0)
+		root_bus=pcie.0
+		return
+		;;
+	cxl-interleave)
+		# cxl-pmem with two type-3 devices behind one host bridge, each on
+		# a root port of its own (port ids 0 and 1): 512 MiB of persistent
+		# memory and a 256 MiB label area each, serial numbers 0x5eed0001
+		# and 0x5eed0002.  The 4 GiB window targets the host bridge alone
+		# (1-way at the root), so the host bridge's HDM decoder spreads a
+		# region over its two root ports: a 2-way interleaved pmem region
+		# of 1 GiB, which the scenario makes with cxl create-region -w 2.
+		local i
+		qargs+=(-machine q35,cxl=on,cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
+			-smp 2 -m 2G
+			-object memory-backend-ram,id=m0,size=2G
+			-numa node,nodeid=0,cpus=0-1,memdev=m0
+			-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1)
+		for i in 0 1; do
+			truncate -s 512M "$run/cxl-mem$i.img"
+			truncate -s 256M "$run/cxl-lsa$i.img"
+			qargs+=(-object "memory-backend-file,id=cxl-mem$i,share=on,mem-path=$run/cxl-mem$i.img,size=512M"
+				-object "memory-backend-file,id=cxl-lsa$i,share=on,mem-path=$run/cxl-lsa$i.img,size=256M"
+				-device "cxl-rp,port=$i,bus=cxl.1,id=rp$i,chassis=0,slot=$((2 + i))"
+				-device "cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,sn=0x5eed000$((1 + i)),id=cxl-pmem$i")
+		done
 		root_bus=pcie.0
 		return
 		;;
