@@ -15,9 +15,7 @@ conf=/etc/pmemram/pmemram.conf
 base_kb=$(meminfo_kb MemTotal)
 bs=$(block_size)
 
-for m in cxl_acpi cxl_pci cxl_mem cxl_pmem; do
-	ok "udev loaded $m" wait_for 10 "grep -q '^$m ' /proc/modules"
-done
+cxl_modules_ok
 memdev=$(cxl list -M -m mem0) || bail "cxl list -M -m mem0 failed"
 note "memdev: $(jq -c '.[0]' <<<"$memdev")"
 serial=$(jq -r '.[0].serial' <<<"$memdev")
@@ -34,12 +32,7 @@ must "(re)start pmemramd claiming another memdev" systemctl restart pmemramd.ser
 must "cxl create-region" sh -c "cxl create-region -d decoder0.0 -t pmem -m mem0 >$PMEMRAM_OUT/region.json"
 R=$(jq -r '.region' "$PMEMRAM_OUT/region.json")
 is "cxl list: $R is committed" "$(cxl list -R -r "$R" | jq -r '.[0].decode_state')" commit
-# The nvdimm region behind $R has its range; the nd bus numbers its regions on its own.
-cres=$(($(cat "/sys/bus/cxl/devices/$R/resource")))
-ndr=$(for f in /sys/bus/nd/devices/region*/resource; do
-	[ "$(($(cat "$f")))" != "$cres" ] || basename "$(dirname "$f")"
-done)
-[ "$(wc -w <<<"$ndr")" = 1 ] || bail "not one nvdimm region at $R's $(printf %#x "$cres"): '$ndr'"
+ndr=$(nd_region_of_cxl "$R") || bail "$ndr"
 note "CXL region $R, nvdimm region $ndr"
 must "ndctl create-namespace on $ndr" \
 	sh -c "ndctl create-namespace -r $ndr -m devdax -a 2M >$PMEMRAM_OUT/ns.json"
@@ -74,11 +67,9 @@ ok "pmemramctl status says so" sh -c "pmemramctl status | grep -qx ' *on CXL $R,
 ok "pmemramctl plan as a user: the CXL origin needs root to read" sh -c \
 	"setpriv --reuid=nobody --regid=nogroup --clear-groups pmemramctl plan 2>&1 | grep -q \
 	\"^Claim 'cxl' matches no device: CXL origin of dax[0-9.]* needs root to read: /sys/bus/nd/devices/region[0-9]*/resource\\.\$\""
-daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end') || bail "daxctl list -M -d $D failed"
+daxjson=$(daxctl_dev "$D" -M) || bail "daxctl list -M -d $D failed"
 note "daxctl: $daxjson"
-is "daxctl list -M: system-ram, all blocks online, movable" \
-	"$(jq -r '"\(.mode) \(.online_memblocks)/\(.total_memblocks) \(.movable)"' <<<"$daxjson")" \
-	"system-ram $nd/$nd true"
+is "daxctl list -M: system-ram, all blocks online, movable" "$(daxctl_ram "$daxjson")" "system-ram $nd/$nd true"
 is "daxctl list -M: target node 1 (the fixed memory window's)" "$(jq -r '.target_node' <<<"$daxjson")" 1
 region=$(cxl list -R -r "$R" | jq -c '.[0]') || bail "cxl list -R -r $R failed"
 note "cxl: $region"
@@ -93,7 +84,7 @@ is "/proc/iomem: System RAM (kmem) < $D < $R < CXL Window 0" \
 
 ok "pmemramctl release $D" pmemramctl release "$D"
 is "$D back on device_dax" "$(dev_driver "$D")" device_dax
-is "daxctl list: $D is devdax again" "$(daxctl list -d "$D" | jq -r 'if type == "array" then .[0].mode else .mode end')" devdax
+is "daxctl list: $D is devdax again" "$(daxctl_dev "$D" | jq -r .mode)" devdax
 is "MemTotal is back to the baseline" "$(meminfo_kb MemTotal)" "$base_kb"
 must "pmemramctl reconcile" pmemramctl reconcile
 is "a reconcile leaves the held $D alone" "$(daemon_verdict "$D")" "ignored held"

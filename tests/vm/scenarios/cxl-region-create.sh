@@ -18,9 +18,7 @@ conf=/etc/pmemram/pmemram.conf
 base_kb=$(meminfo_kb MemTotal)
 cxl=/sys/bus/cxl/devices
 
-for m in cxl_acpi cxl_pci cxl_mem cxl_pmem; do
-	ok "udev loaded $m" wait_for 10 "grep -q '^$m ' /proc/modules"
-done
+cxl_modules_ok
 regions() { find "$cxl/" -maxdepth 1 -name 'region*' -printf '%f\n' | sort | paste -sd' ' -; }
 is "no CXL region at boot" "$(regions)" ""
 serial=$(cat "$cxl/mem0/serial")
@@ -71,11 +69,9 @@ ndctl list -N >"$PMEMRAM_OUT/namespaces.json"
 is "ndctl list -N: one devdax namespace named after the claim" \
 	"$(jq -r '[.[] | select(.name == "cxl")] | map("\(.mode) \(.chardev)") | join(",")' "$PMEMRAM_OUT/namespaces.json")" \
 	"devdax $D"
-daxjson=$(daxctl list -M -d "$D" | jq -c 'if type == "array" then .[0] else . end') || bail "daxctl list -M -d $D failed"
+daxjson=$(daxctl_dev "$D" -M) || bail "daxctl list -M -d $D failed"
 note "daxctl: $daxjson"
-is "daxctl list -M: system-ram, all blocks online, movable" \
-	"$(jq -r '"\(.mode) \(.online_memblocks)/\(.total_memblocks) \(.movable)"' <<<"$daxjson")" \
-	"system-ram $nd/$nd true"
+is "daxctl list -M: system-ram, all blocks online, movable" "$(daxctl_ram "$daxjson")" "system-ram $nd/$nd true"
 # shellcheck disable=SC2016 # jq's variables
 ok "daxctl's mapping lies inside cxl list's range of $R" \
 	jq -e --slurpfile r "$PMEMRAM_OUT/regions.json" '.mappings[0] as $m | $r[0][0] as $r |

@@ -359,3 +359,42 @@ host_request() {
 	}
 	return "$st"
 }
+
+# ---- CXL and daxctl ----
+
+# cxl_modules_ok: one assertion for each CXL module that udev loads for
+# QEMU's CXL host bridge and type-3 devices.
+cxl_modules_ok() {
+	local m
+	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem; do
+		ok "udev loaded $m" wait_for 10 "grep -q '^$m ' /proc/modules"
+	done
+}
+
+# nd_region_of_cxl R: the nvdimm region of CXL pmem region R, the one at R's
+# address (the nd bus numbers its regions on its own).  Says why and fails
+# when there is not exactly one.
+nd_region_of_cxl() {
+	local start f found=
+	start=$(($(cat "/sys/bus/cxl/devices/$1/resource")))
+	for f in /sys/bus/nd/devices/region*/resource; do
+		[ "$(($(cat "$f")))" != "$start" ] || found="$found $(basename "$(dirname "$f")")"
+	done
+	if [ "$(wc -w <<<"$found")" != 1 ]; then
+		echo "not one nvdimm region at $1's $(printf %#x "$start"): '${found# }'"
+		return 1
+	fi
+	echo "${found# }"
+}
+
+# daxctl_dev DEV [OPTION...]: daxctl list -d DEV with the options, as one
+# JSON object (daxctl prints a lone device as an object or in an array).
+daxctl_dev() {
+	local d=$1 out
+	shift
+	out=$(daxctl list "$@" -d "$d") || return
+	jq -c 'if type == "array" then .[0] else . end' <<<"$out"
+}
+
+# daxctl_ram JSON: "MODE ONLINE/TOTAL MOVABLE" of a daxctl_dev DEV -M object.
+daxctl_ram() { jq -r '"\(.mode) \(.online_memblocks)/\(.total_memblocks) \(.movable)"' <<<"$1"; }
