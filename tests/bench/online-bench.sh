@@ -34,9 +34,15 @@ fi
 awk '
 function val(line, key) { return match(line, key "=[0-9.]+") ? substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1) + 0 : -1 }
 function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+function spread(a, n,   i, b) {
+	if (!n) return "no data"
+	for (i = 1; i <= n; i++) b[i] = a[i]
+	sort(b, n)
+	return sprintf("median %.1f ms, %.1f..%.1f over %d trials", n % 2 ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2, b[1], b[n], n)
+}
 /^# BENCH device=/ { dev = $3 " " $4 " " $5 }
 /^# BENCH method=/ { m = $3; sub("method=", "", m); k[m]++; t[m, k[m]] = val($0, "ms") }
-/^# BENCH uevent_to_online_ms=/ { uev = val($0, "uevent_to_online_ms"); uev_kernel = val($0, "uevent_to_last_block_online_ms") }
+/^# BENCH uevent trial=/ { nu++; uev[nu] = val($0, "uevent_to_online_ms"); uevk[nu] = val($0, "uevent_to_last_block_online_ms") }
 /^# BENCH idle_seconds=/ { idle = $0; sub("^# BENCH ", "", idle) }
 /^# BENCH echo_uevents=/ { echo = $0; sub("^# BENCH ", "", echo) }
 /^# BENCH breakdown: / { line = $0; sub("^# BENCH breakdown: ", "", line); breakdown = breakdown "  " line "\n" }
@@ -56,8 +62,8 @@ END {
 		printf "\nratios of medians: daxctl/floor %.2f, pmemramd/floor %.2f, pmemramd/daxctl %.2f\n",
 			med["daxctl"] / med["floor"], med["pmemramd"] / med["floor"], med["pmemramd"] / med["daxctl"]
 	}
-	printf "add uevent to pmemramd converged, every block verified (pmemramd running): %s ms\n", (uev >= 0 ? uev : "no data")
-	printf "add uevent to the last block's online uevent (the kernel's timestamps): %s ms\n", (uev_kernel >= 0 ? uev_kernel : "no data")
+	printf "add uevent to pmemramd converged, every block verified (pmemramd running): %s\n", spread(uev, nu)
+	printf "add uevent to the online uevent of the last block (kernel timestamps): %s\n", spread(uevk, nu)
 	printf "after the uevent path converged: %s\n", (echo != "" ? echo : "no data")
 	printf "pmemramd reconciles (the last two reclaims):\n%s", (breakdown != "" ? breakdown : "  no data\n")
 	printf "pmemramd idle: %s\n", (idle != "" ? idle : "no data")

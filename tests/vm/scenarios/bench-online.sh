@@ -7,13 +7,13 @@
 #   daxctl    daxctl reconfigure-device --mode=system-ram
 #   pmemramd  pmemramctl reclaim (the daemon reconciles: unbind, bind kmem
 #             through libdaxctl, online, verify every block)
-# then the time from the kernel's add uevent to the last block online with
+# then, BENCH_TRIALS times, the time from the kernel's add uevent to the last block online with
 # the daemon running, and the daemon's RSS and wakeups over an idle minute.
 set -u
 . ./lib.sh
 
 trials=${BENCH_TRIALS:-5}
-plan $((3 * trials + 6))
+plan $((5 * trials + 4))
 dev=dax0.0
 
 must "create a devdax namespace over the whole region" ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
@@ -33,35 +33,39 @@ bench_methods "$dev" "$trials" $blocks
 journalctl -b -u pmemramd.service -o cat | grep 'actions done in' | tail -n 2 |
 	sed 's/^/# BENCH breakdown: /'
 
-# From the add uevent to the last block online: the namespace goes away and
+# From the add uevent to the last block online, BENCH_TRIALS times: the namespace goes away and
 # comes back while the daemon runs (and no longer holds the device).
-must "disable the namespace" ndctl disable-namespace namespace0.0
-must "drop the hold" sh -c "pmemramctl reclaim $dev >/dev/null 2>&1 || true"
-udevadm monitor --kernel --subsystem-match=dax --subsystem-match=memory >"$PMEMRAM_OUT/uevents.txt" &
-mon=$!
-sleep 0.5
 # Waiting must not compete with pmemramd for the guest's two CPUs while it is timed: the last
 # block's state read with builtins every 50 ms (read -t on a FIFO nobody writes sleeps without
 # a fork), where wait_for would run dev_state's pipeline of a dozen processes every 200 ms.
 mkfifo /run/bench-nap && exec {nap}<>/run/bench-nap
 last_state=/sys/devices/system/memory/memory$(echo "$blocks" | tail -n 1)/state
-must "enable the namespace" ndctl enable-namespace namespace0.0
-for _ in $(seq 1200); do
-	read -r st <"$last_state" 2>/dev/null && [ "$st" = online ] && break
-	read -r -t 0.05 -u "$nap" || :
+for t in $(seq "$trials"); do
+	[ "$t" = 1 ] || must "trial $t: release $dev" pmemramctl release "$dev"
+	must "trial $t: disable the namespace" ndctl disable-namespace namespace0.0
+	pmemramctl reclaim "$dev" >/dev/null 2>&1 || : # drop the hold
+	uevents=$PMEMRAM_OUT/uevents.$t.txt
+	udevadm monitor --kernel --subsystem-match=dax --subsystem-match=memory >"$uevents" &
+	mon=$!
+	sleep 0.5
+	ndctl enable-namespace namespace0.0 >/dev/null 2>&1 || bail "trial $t: cannot enable the namespace"
+	for _ in $(seq 1200); do
+		read -r st <"$last_state" 2>/dev/null && [ "$st" = online ] && break
+		read -r -t 0.05 -u "$nap" || :
+	done
+	ok "trial $t: the uevent path brought $dev online" wait_for 60 '[ "$(dev_state "$dev")" = "$n online Movable" ]'
+	kill "$mon"
+	t_add=$(sed -n "s/^KERNEL\[\([0-9.]*\)\] add .*\/$dev (dax)$/\1/p" "$uevents" | head -n 1)
+	# The kernel's online uevent of the device's last block to go online, and pmemramd's
+	# "converged" once it verified every block.
+	t_online=$(echo "$blocks" | sed 's/^/memory/' | grep -Fwf - "$uevents" |
+		sed -n 's/^KERNEL\[\([0-9.]*\)\] online .*/\1/p' | tail -n 1)
+	t_done=$([ -z "$t_add" ] || converged_after "$t_add")
+	ok "trial $t: the add uevent, the blocks' online uevents and the converged reconcile were all seen" \
+		test -n "$t_done" -a -n "$t_add" -a -n "$t_online"
+	[ -z "$t_done" ] || [ -z "$t_add" ] || [ -z "$t_online" ] ||
+		note "BENCH uevent trial=$t uevent_to_online_ms=$(ms "$t_add" "$t_done") uevent_to_last_block_online_ms=$(ms "$t_add" "$t_online")"
 done
-ok "the uevent path brought $dev online" wait_for 60 '[ "$(dev_state "$dev")" = "$n online Movable" ]'
-kill "$mon"
-t_add=$(sed -n "s/^KERNEL\[\([0-9.]*\)\] add .*\/$dev (dax)$/\1/p" "$PMEMRAM_OUT/uevents.txt" | head -n 1)
-# The kernel's online uevent of the device's last block to go online, and pmemramd's "converged"
-# once it verified every block.
-t_online=$(echo "$blocks" | sed 's/^/memory/' | grep -Fwf - "$PMEMRAM_OUT/uevents.txt" |
-	sed -n 's/^KERNEL\[\([0-9.]*\)\] online .*/\1/p' | tail -n 1)
-t_done=$([ -z "$t_add" ] || converged_after "$t_add")
-ok "the add uevent, the blocks' online uevents and the converged reconcile were all seen" \
-	test -n "$t_done" -a -n "$t_add" -a -n "$t_online"
-[ -z "$t_done" ] || [ -z "$t_add" ] || [ -z "$t_online" ] ||
-	note "BENCH uevent_to_online_ms=$(ms "$t_add" "$t_done") uevent_to_last_block_online_ms=$(ms "$t_add" "$t_online")"
 
 # The uevents that binding kmem and onlining sent while the daemon worked (a block's add and
 # online, the device's bind) are its own echo: no reconcile follows the converged one.
