@@ -850,6 +850,8 @@ static void test_default_ops_write_driver_files(void **state)
 {
 	static const struct pmemram_action actions[] = { DISABLE("dax99.99") };
 	static const struct pmemram_action bind[] = { BIND("dax99.99") };
+	static const struct pmemram_action devdax[] = { ACTION(PMEMRAM_ACTION_BIND_DEVDAX, "dax99.99", 0,
+							       PMEMRAM_ZONE_NONE) };
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
 	static const char *const files[] = { "device_dax/remove_id", "device_dax/unbind", "kmem/new_id", "kmem/bind" };
 	struct fake *f = FAKE(state);
@@ -877,6 +879,33 @@ static void test_default_ops_write_driver_files(void **state)
 	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO, "dax99.99: binding kmem took no effect: unbound");
 	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/new_id"), "dax99.99");
 	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/bind"), "dax99.99");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/remove_id"), "<absent>");
+	report = pmemram_apply_report_free(report);
+
+	/* device_dax takes any dax device: bind alone; its new_id would bind every unbound one. */
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/drivers/device_dax/new_id", "%s", ""), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/drivers/device_dax/bind", "%s", ""), 0);
+	assert_int_equal(pmemram_apply(f->env->ctx, devdax, 1, NULL, &report), -EIO);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EIO, "dax99.99: binding device_dax took no effect: unbound");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/device_dax/bind"), "dax99.99");
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/device_dax/new_id"), "");
+	report = pmemram_apply_report_free(report);
+
+	/* A kmem bind that fails takes the name out of kmem's id table again. */
+	assert_int_equal(fake_sysfs_remove(f->env->root, "bus/dax/drivers/kmem/bind"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/drivers/kmem/bind/is-a-directory", "%s", ""), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/drivers/kmem/remove_id", "%s", ""), 0);
+	assert_true(pmemram_apply(f->env->ctx, bind, 1, NULL, &report) < 0);
+	assert_int_equal(report->results[0].status, PMEMRAM_APPLY_FAILED);
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/kmem/remove_id"), "dax99.99");
+	report = pmemram_apply_report_free(report);
+
+	/* The old driver's files in order: its unbind missing, the name is out of its table first. */
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, "dax99.99", "device_dax"), 0);
+	assert_int_equal(fake_sysfs_write(f->env->root, "bus/dax/drivers/device_dax/remove_id", "%s", ""), 0);
+	assert_int_equal(fake_sysfs_remove(f->env->root, "bus/dax/drivers/device_dax/unbind"), 0);
+	assert_int_equal(pmemram_apply(f->env->ctx, actions, 1, NULL, &report), -ENOENT);
+	assert_string_equal(fake_sysfs_read(f->env->root, "bus/dax/drivers/device_dax/remove_id"), "dax99.99");
 }
 
 /* A driver that is not registered (its module not loaded) is libdaxctl's to load and bind: it reads

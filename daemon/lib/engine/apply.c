@@ -879,36 +879,59 @@ static int dax_unbind(struct pmemram_ctx *ctx, _unused_ void *userdata, const ch
 	return r < 0 ? r : dax_driver_write(ctx, driver, "unbind", device);
 }
 
-/* Bind driver to the unbound device; load_and_bind (libdaxctl) when the driver is not there. */
-static int dax_bind(struct pmemram_ctx *ctx, void *userdata, const char *device, const char *driver,
+/* A driver file that is not there (ENOENT): the driver is not registered, its module not loaded. */
+static int dax_load_and_bind(struct pmemram_ctx *ctx, void *userdata, const char *device, const char *driver,
+			     device_op load_and_bind)
+{
+	log_debug(ctx, "%s: no driver %s yet: loading it through libdaxctl", device, driver);
+	pmemram_ctx_clear_error(ctx);
+	return load_and_bind(ctx, userdata, device);
+}
+
+/*
+ * Bind driver to the unbound device.  kmem takes only the devices in its id table: new_id names the
+ * device and binds it there and then, and bind follows when it did not (bind says why).  A bind
+ * that fails takes the name out of the table again: kmem's next new_id would bind this device too.
+ * device_dax takes every dax device (match_always): bind alone, for its new_id binds every unbound
+ * dax device, one another program unbound for its own kmem bind included; new_id only when bind
+ * finds no match (ENODEV).
+ */
+static int dax_bind(struct pmemram_ctx *ctx, void *userdata, const char *device, const char *driver, bool match_always,
 		    device_op load_and_bind)
 {
 	char have[64];
 	int r;
 
-	r = dax_driver_write(ctx, driver, "new_id", device);
-	if (r == -ENOENT) {
-		log_debug(ctx, "%s: no driver %s yet: loading it through libdaxctl", device, driver);
+	if (match_always) {
+		r = dax_driver_write(ctx, driver, "bind", device);
+		if (r == -ENOENT)
+			return dax_load_and_bind(ctx, userdata, device, driver, load_and_bind);
+		if (r != -ENODEV)
+			return r;
 		pmemram_ctx_clear_error(ctx);
-		return load_and_bind(ctx, userdata, device);
 	}
+	r = dax_driver_write(ctx, driver, "new_id", device);
+	if (r == -ENOENT)
+		return dax_load_and_bind(ctx, userdata, device, driver, load_and_bind);
 	if (r < 0)
 		return r;
 	r = dax_driver_read(ctx, device, have, sizeof(have));
 	if (r < 0 || streq(have, driver))
 		return r;
-	/* new_id binds only an unbound device the driver's probe accepts: bind says why not. */
-	return dax_driver_write(ctx, driver, "bind", device);
+	r = dax_driver_write(ctx, driver, "bind", device);
+	if (r < 0 && dax_driver_write(ctx, driver, "remove_id", device) < 0)
+		log_debug(ctx, "%s: cannot take it out of %s's id table after the failed bind", device, driver);
+	return r;
 }
 
 static int dax_bind_kmem(struct pmemram_ctx *ctx, void *userdata, const char *device)
 {
-	return dax_bind(ctx, userdata, device, "kmem", daxctl_enable_kmem);
+	return dax_bind(ctx, userdata, device, "kmem", false, daxctl_enable_kmem);
 }
 
 static int dax_bind_devdax(struct pmemram_ctx *ctx, void *userdata, const char *device)
 {
-	return dax_bind(ctx, userdata, device, "device_dax", daxctl_enable_devdax);
+	return dax_bind(ctx, userdata, device, "device_dax", true, daxctl_enable_devdax);
 }
 
 const struct pmemram_apply_ops pmemram_apply_default_ops = {

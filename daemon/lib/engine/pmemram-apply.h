@@ -21,7 +21,7 @@
 struct pmemram_apply_ops {
 	/* Unbind device_dax from a dax device (remove_id, unbind). */
 	int (*disable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-	/* Load kmem if needed and bind it (new_id, bind).  This only binds: the kernel adds
+	/* Load kmem if needed and bind it (new_id; bind when new_id did not).  This only binds: the kernel adds
 	 * the memory blocks offline unless auto_online_blocks says otherwise (the planner refuses
 	 * devices whose blocks the kernel would auto-online into another zone, and the applier may
 	 * set it to the claimed zone for the bind: see auto_online_record). */
@@ -48,7 +48,8 @@ struct pmemram_apply_ops {
 	 * device's memory blocks, which must all be offline first: a block it cannot remove stays, with
 	 * its range claimed, until reboot. */
 	int (*disable_kmem)(struct pmemram_ctx *ctx, void *userdata, const char *device);
-	/* Load device_dax if needed and bind it to an unbound dax device (new_id, bind). */
+	/* Load device_dax if needed and bind it to an unbound dax device (bind; new_id when it does
+	 * not match). */
 	int (*enable_devdax)(struct pmemram_ctx *ctx, void *userdata, const char *device);
 };
 
@@ -129,7 +130,7 @@ typedef void (*pmemram_apply_done_fn)(struct pmemram_ctx *ctx, const struct pmem
 				      void *userdata);
 
 struct pmemram_apply_options {
-	const struct pmemram_apply_ops *ops; /* NULL: libdaxctl and sysfs */
+	const struct pmemram_apply_ops *ops; /* NULL: sysfs (libdaxctl only to load a driver's module) */
 	void *ops_userdata;
 	pmemram_apply_progress_fn progress; /* may be NULL */
 	void *progress_userdata;

@@ -68,7 +68,7 @@ struct pmemram_release_report {
  * zone each had and kmem stays bound.  When device_dax cannot be bound after kmem was unbound, kmem
  * is bound again and the blocks restored.  Only when that undoing fails too is the outcome INCOMPLETE.
  *
- * options: ops (NULL: libdaxctl and sysfs, see pmemram-apply.h) need set_block_state, disable_kmem
+ * options: ops (NULL: sysfs, see pmemram-apply.h) need set_block_state, disable_kmem
  * and enable_devdax, plus enable_kmem to undo; progress is called before each block state write
  * with an OFFLINE_BLOCK action while releasing and an ONLINE_BLOCK action while restoring (index and
  * total count within that phase); dry_run reads and describes but calls no operation.
