@@ -629,8 +629,12 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
  * record of every kernel state it changed.  The blocks the kernel onlined during a kmem bind are
  * the bind's doing, logged before them; reading them back is one line per run of them, with a
  * PMEMRAM_BLOCK field for each block ("memory33-memory39 (7 blocks of dax0.0): online in
- * Movable ..."), not a line per block: 125 for a 16 GiB device.
+ * Movable ..."), not a line per block: 125 for a 16 GiB device.  A run is cut at
+ * ONLINED_RUN_MAX blocks: journald drops an entry of more than 1024 fields whole.  With
+ * PMEMRAM_LOG=debug the steps of a run's later blocks are logged before its line.
  */
+#define ONLINED_RUN_MAX 256
+
 void manager_action_flush(struct manager *m)
 {
 	unsigned long first = m->onlined.first, last = first + m->onlined.n - 1;
@@ -650,8 +654,13 @@ void manager_action_flush(struct manager *m)
 		fields[k++] = "PMEMRAM_ACTION=online-block";
 		fields[k++] = "PMEMRAM_STATUS=done";
 		fields[k++] = f_claim;
-		for (size_t i = 0; i < n && asprintf(&blocks[i], "PMEMRAM_BLOCK=memory%lu", first + i) >= 0; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (asprintf(&blocks[i], "PMEMRAM_BLOCK=memory%lu", first + i) < 0) {
+				blocks[i] = NULL;
+				break;
+			}
 			fields[k++] = blocks[i];
+		}
 	}
 	/* Out of memory: the line without its fields, which name each block. */
 	if (n == 1)
@@ -679,7 +688,7 @@ void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_
 		return;
 	}
 	if (m->onlined.n > 0 && (a->block != m->onlined.first + m->onlined.n || a->zone != m->onlined.zone ||
-				 !streq(a->device, m->onlined.device)))
+				 !streq(a->device, m->onlined.device) || m->onlined.n == ONLINED_RUN_MAX))
 		manager_action_flush(m);
 	if (m->onlined.n == 0) {
 		(void)snprintf(m->onlined.device, sizeof(m->onlined.device), "%s", a->device);
