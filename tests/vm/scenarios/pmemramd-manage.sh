@@ -5,14 +5,15 @@
 # by reload, a malformed reload, release/reclaim, and restarts at any point of
 # the work (including kill -9) finishing without doing anything twice; the
 # kernel onlining blocks during the kmem bind, and auto_online_blocks put back
-# after it, even after a bind that was interrupted.
+# after it, even after a bind that was interrupted; and a bind with kmem not
+# loaded yet.
 # Making or ending its fsdax namespaces flips devmap_managed_key, a static key
 # in put_page(): see tests/vm/run.sh.
 # vm: tcg-single-thread
 set -u
 . ./lib.sh
 
-plan 41
+plan 47
 conf=/etc/pmemram/pmemram.conf
 dropins=/etc/pmemram/pmemram.conf.d
 base_kb=$(meminfo_kb MemTotal)
@@ -176,6 +177,20 @@ udevadm control --reload
 # Give everything back.
 ok "release $A" pmemramctl release "$A"
 ok "release $D" pmemramctl release "$D"
+
+# With kmem not loaded the bind has no driver files to write: libdaxctl loads the module
+# (libkmod) and binds it.
+must "unload kmem (no device is bound to it)" modprobe -r kmem
+ok "kmem is not loaded" test ! -d /sys/bus/dax/drivers/kmem
+since=@$(date +%s.%N)
+ok "reclaim $D with kmem unloaded" pmemramctl reclaim "$D"
+is "$D online as Movable again" "$(dev_state "$D")" "$nd online Movable"
+ok "pmemramd loaded kmem for it" test -d /sys/bus/dax/drivers/kmem
+# The blocks the kernel onlined during the bind: one journal line, a PMEMRAM_BLOCK field each.
+is "one journal line for the $nd blocks of $D, with $nd PMEMRAM_BLOCK fields" \
+	"$(journalctl -u pmemramd --since "$since" -o json PMEMRAM_DEVICE="$D" PMEMRAM_ACTION=online-block \
+		PMEMRAM_STATUS=done | jq -sc 'map(.PMEMRAM_BLOCK | if type == "array" then length else 1 end)')" "[$nd]"
+ok "release $D again" pmemramctl release "$D"
 is "MemTotal is back to the baseline" "$(meminfo_kb MemTotal)" "$base_kb"
 
 done_testing
