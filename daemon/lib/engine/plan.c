@@ -308,15 +308,18 @@ _printf_(3, 4) static void set_verdict(struct pmemram_device_verdict *v, enum pm
 	va_end(args);
 }
 
-/* Whether one of the CXL region's memdevs has the serial the claim names ("0x5eed0001"). */
-static bool cxl_has_memdev(const struct pmemram_cxl_origin *o, const char *serial)
+/* The serial a cxl-memdev claim names: false for any other claim.  The configuration keeps it as
+ * "0x5eed0001", never 0. */
+static bool claim_serial(const struct pmemram_claim *c, uint64_t *ret)
 {
-	uint64_t v;
+	return c->match == PMEMRAM_MATCH_CXL_MEMDEV && pmemram_parse_u64(c->match_value, 16, ret) >= 0;
+}
 
-	if (pmemram_parse_u64(serial, 16, &v) < 0)
-		return false;
+/* Whether one of the CXL region's memdevs has the serial. */
+static bool cxl_has_memdev(const struct pmemram_cxl_origin *o, uint64_t serial)
+{
 	for (size_t i = 0; i < o->n_serials; i++)
-		if (o->serials[i] == v)
+		if (o->serials[i] == serial)
 			return true;
 	return false;
 }
@@ -350,6 +353,8 @@ static void cxl_unreadable_describe(const struct pmemram_observed_dax *d, char *
 
 static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_observed_dax *d)
 {
+	uint64_t serial;
+
 	switch (c->match) {
 	case PMEMRAM_MATCH_UUID:
 		/* daxctl looks sections up by the nd_dax's (info block's) UUID alone (daxctl/device.c). */
@@ -369,7 +374,7 @@ static bool claim_matches(const struct pmemram_claim *c, const struct pmemram_ob
 	case PMEMRAM_MATCH_CXL_REGION:
 		return d->cxl.region[0] && streq(c->match_value, d->cxl.region);
 	case PMEMRAM_MATCH_CXL_MEMDEV:
-		return cxl_has_memdev(&d->cxl, c->match_value);
+		return claim_serial(c, &serial) && cxl_has_memdev(&d->cxl, serial);
 	case PMEMRAM_MATCH_ALL_DEVDAX:
 		return true;
 	default:
@@ -383,8 +388,7 @@ static bool serial_claimed(const struct pmemram_config *c, uint64_t serial)
 	uint64_t v;
 
 	for (size_t i = 0; i < c->n_claims; i++)
-		if (c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
-		    pmemram_parse_u64(c->claims[i].match_value, 16, &v) == 0 && v == serial && serial)
+		if (claim_serial(&c->claims[i], &v) && v == serial)
 			return true;
 	return false;
 }
@@ -833,7 +837,7 @@ static bool creates_in(const struct pmemram_observed *o, const struct pmemram_cl
 		return false;
 	if (c->match == PMEMRAM_MATCH_REGION)
 		return streq(c->match_value, region);
-	if (c->match != PMEMRAM_MATCH_CXL_MEMDEV || pmemram_parse_u64(c->match_value, 16, &serial) < 0)
+	if (!claim_serial(c, &serial))
 		return false;
 	r = region_find(o, region);
 	if (!r || r->cxl.error || !r->cxl.region[0] || r->cxl.n_serials != 1 || r->cxl.serials[0] != serial)
@@ -1018,8 +1022,7 @@ static const struct pmemram_claim *region_claim(const struct pmemram_config *c, 
 	uint64_t serial;
 
 	for (size_t i = 0; i < c->n_claims; i++)
-		if (c->claims[i].create_region && c->claims[i].match == PMEMRAM_MATCH_CXL_MEMDEV &&
-		    pmemram_parse_u64(c->claims[i].match_value, 16, &serial) >= 0 &&
+		if (c->claims[i].create_region && claim_serial(&c->claims[i], &serial) &&
 		    (m->serial_unreadable ? memdevs_with_serial(o, serial) == 0 : serial == m->serial))
 			return &c->claims[i];
 	return NULL;
