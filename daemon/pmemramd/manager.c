@@ -456,25 +456,43 @@ static const struct pmemram_device_verdict *find_verdict(const struct pmemram_pl
 	return NULL;
 }
 
-static void log_result(struct manager *m, const struct pmemram_apply_result *res)
-{
-	char f_dev[64], f_action[64], f_status[48], f_block[48], f_errno[32], f_claim[96];
-	const char *fields[8] = { f_dev, f_action, f_status, f_claim };
-	size_t n = 4;
+/* An action result's journal fields, NULL-terminated: the first RESULT_FIELDS_BASE are its
+ * device, action, status and claim; its block and errno follow when it has them. */
+#define RESULT_FIELDS_BASE 4
+struct result_fields {
+	char dev[64], action[64], status[48], claim[96], block[48], err[32];
+	const char *list[RESULT_FIELDS_BASE + 3];
+};
 
-	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", res->action.device);
-	(void)snprintf(f_action, sizeof(f_action), "PMEMRAM_ACTION=%s", pmemram_action_type_to_string(res->action.type));
-	(void)snprintf(f_status, sizeof(f_status), "PMEMRAM_STATUS=%s", pmemram_apply_status_to_string(res->status));
-	(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", res->action.claim);
+static const char *const *result_fields(const struct pmemram_apply_result *res, struct result_fields *f)
+{
+	size_t n = 0;
+
+	(void)snprintf(f->dev, sizeof(f->dev), "PMEMRAM_DEVICE=%s", res->action.device);
+	(void)snprintf(f->action, sizeof(f->action), "PMEMRAM_ACTION=%s",
+		       pmemram_action_type_to_string(res->action.type));
+	(void)snprintf(f->status, sizeof(f->status), "PMEMRAM_STATUS=%s", pmemram_apply_status_to_string(res->status));
+	(void)snprintf(f->claim, sizeof(f->claim), "PMEMRAM_CLAIM=%s", res->action.claim);
+	f->list[n++] = f->dev;
+	f->list[n++] = f->action;
+	f->list[n++] = f->status;
+	f->list[n++] = f->claim;
 	if (res->action.type == PMEMRAM_ACTION_ONLINE_BLOCK || res->action.type == PMEMRAM_ACTION_OFFLINE_BLOCK) {
-		(void)snprintf(f_block, sizeof(f_block), "PMEMRAM_BLOCK=memory%lu", res->action.block);
-		fields[n++] = f_block;
+		(void)snprintf(f->block, sizeof(f->block), "PMEMRAM_BLOCK=memory%lu", res->action.block);
+		f->list[n++] = f->block;
 	}
 	if (res->result < 0) {
-		(void)snprintf(f_errno, sizeof(f_errno), "ERRNO=%d", -res->result);
-		fields[n++] = f_errno;
+		(void)snprintf(f->err, sizeof(f->err), "ERRNO=%d", -res->result);
+		f->list[n++] = f->err;
 	}
-	fields[n] = NULL;
+	f->list[n] = NULL;
+	return f->list;
+}
+
+static void log_result(struct manager *m, const struct pmemram_apply_result *res)
+{
+	struct result_fields f;
+	const char *const *fields = result_fields(res, &f);
 
 	if (res->status == PMEMRAM_APPLY_FAILED)
 		manager_event(m, MANAGER_EVENT_ACTION_FAILED, fields, "%s", res->reason);
@@ -637,23 +655,24 @@ void manager_progress(struct pmemram_ctx *ctx, const struct pmemram_action *a, s
 
 void manager_action_flush(struct manager *m)
 {
-	unsigned long first = m->onlined.first, last = first + m->onlined.n - 1;
-	char f_dev[64], f_claim[96], **blocks = NULL;
-	const char **fields = NULL;
-	size_t n = m->onlined.n, k = 0;
+	const struct pmemram_apply_result *res = &m->onlined.first;
+	unsigned long first = res->action.block;
+	size_t n = m->onlined.n, k = RESULT_FIELDS_BASE;
+	struct result_fields f;
+	const char **fields;
+	char **blocks;
 
 	if (n == 0)
 		return;
 	m->onlined.n = 0;
-	fields = calloc(n + 5, sizeof(*fields));
+	if (n == 1) {
+		log_result(m, res);
+		return;
+	}
+	fields = calloc(RESULT_FIELDS_BASE + n + 1, sizeof(*fields));
 	blocks = calloc(n, sizeof(*blocks));
-	(void)snprintf(f_dev, sizeof(f_dev), "PMEMRAM_DEVICE=%s", m->onlined.device);
-	(void)snprintf(f_claim, sizeof(f_claim), "PMEMRAM_CLAIM=%s", m->onlined.claim);
 	if (fields && blocks) {
-		fields[k++] = f_dev;
-		fields[k++] = "PMEMRAM_ACTION=online-block";
-		fields[k++] = "PMEMRAM_STATUS=done";
-		fields[k++] = f_claim;
+		memcpy(fields, result_fields(res, &f), RESULT_FIELDS_BASE * sizeof(*fields));
 		for (size_t i = 0; i < n; i++) {
 			if (asprintf(&blocks[i], "PMEMRAM_BLOCK=memory%lu", first + i) < 0) {
 				blocks[i] = NULL;
@@ -663,14 +682,9 @@ void manager_action_flush(struct manager *m)
 		}
 	}
 	/* Out of memory: the line without its fields, which name each block. */
-	if (n == 1)
-		manager_log(m, LOG_INFO, k == n + 4 ? fields : NULL,
-			    "memory%lu: online in %s (by the kernel, during the kmem bind)", first,
-			    pmemram_zone_describe(m->onlined.zone));
-	else
-		manager_log(m, LOG_INFO, k == n + 4 ? fields : NULL,
-			    "memory%lu-memory%lu (%zu blocks of %s): online in %s (by the kernel, during the kmem bind)",
-			    first, last, n, m->onlined.device, pmemram_zone_describe(m->onlined.zone));
+	manager_log(m, LOG_INFO, k == RESULT_FIELDS_BASE + n ? fields : NULL,
+		    "memory%lu-memory%lu (%zu blocks of %s): online in %s (by the kernel, during the kmem bind)", first,
+		    first + n - 1, n, res->action.device, pmemram_zone_describe(res->action.zone));
 	for (size_t i = 0; blocks && i < n; i++)
 		free(blocks[i]);
 	free(blocks);
@@ -680,22 +694,18 @@ void manager_action_flush(struct manager *m)
 void manager_action_done(_unused_ struct pmemram_ctx *ctx, const struct pmemram_apply_result *res, void *userdata)
 {
 	struct manager *m = userdata;
-	const struct pmemram_action *a = &res->action;
+	const struct pmemram_action *a = &res->action, *run = &m->onlined.first.action;
 
 	if (!res->by_kernel || res->status != PMEMRAM_APPLY_DONE) {
 		manager_action_flush(m);
 		log_result(m, res);
 		return;
 	}
-	if (m->onlined.n > 0 && (a->block != m->onlined.first + m->onlined.n || a->zone != m->onlined.zone ||
-				 !streq(a->device, m->onlined.device) || m->onlined.n == ONLINED_RUN_MAX))
+	if (m->onlined.n > 0 && (a->block != run->block + m->onlined.n || a->zone != run->zone ||
+				 !streq(a->device, run->device) || m->onlined.n == ONLINED_RUN_MAX))
 		manager_action_flush(m);
-	if (m->onlined.n == 0) {
-		(void)snprintf(m->onlined.device, sizeof(m->onlined.device), "%s", a->device);
-		(void)snprintf(m->onlined.claim, sizeof(m->onlined.claim), "%s", a->claim);
-		m->onlined.zone = a->zone;
-		m->onlined.first = a->block;
-	}
+	if (m->onlined.n == 0)
+		m->onlined.first = *res;
 	m->onlined.n++;
 }
 

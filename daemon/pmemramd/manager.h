@@ -116,12 +116,9 @@ struct manager {
 	uint64_t last_ping_usec;
 
 	/* A run of blocks the kernel onlined during a kmem bind, read back and not logged yet
-	 * (manager_action_done()): n blocks from first. */
+	 * (manager_action_done()): n blocks, from first's. */
 	struct {
-		char device[32];
-		char claim[PMEMRAM_CONFIG_NAME_MAX];
-		enum pmemram_zone zone;
-		unsigned long first;
+		struct pmemram_apply_result first;
 		size_t n;
 	} onlined;
 
