@@ -849,10 +849,10 @@ static int daxctl_enable_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata
 /*
  * A dax device changes driver through the dax bus's driver files, the writes libdaxctl makes: the
  * old driver's remove_id (it no longer claims the device by name) and unbind, then the new
- * driver's new_id, which binds the device there and then when it is unbound, and bind when it did
- * not.  libdaxctl resolves the device's sysfs path one component at a time before each of its
- * steps, some fifty system calls a rebind on top of these writes; it is called only for what the
- * files cannot do: load a driver whose module is not loaded (no directory of its own yet).
+ * driver's new_id and bind (dax_bind()).  libdaxctl resolves the device's sysfs path one component
+ * at a time before each of its steps, over a hundred system calls a rebind on top of these writes;
+ * it is called only for what the files cannot do: load a driver whose module is not loaded (no
+ * directory of its own yet).
  */
 #define DAX_DRIVERS_DIR "bus/dax/drivers"
 
@@ -865,18 +865,25 @@ static int dax_driver_write(struct pmemram_ctx *ctx, const char *driver, const c
 	return r < 0 ? r : sysfs_write_bounded(ctx, path, device, 0);
 }
 
-/* Unbind whichever driver is bound; 0 when none is. */
-static int dax_unbind(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
+/* Unbind driver, which the caller read bound (device_rebind()): if another is bound by now, its
+ * unbind fails (ENODEV) and nothing else is touched. */
+static int dax_unbind(struct pmemram_ctx *ctx, const char *device, const char *driver)
 {
-	char driver[64];
 	int r;
 
-	r = dax_driver_read(ctx, device, driver, sizeof(driver));
-	if (r < 0 || !driver[0])
-		return r;
 	/* A name the driver never had in its id table is no error: the kernel ignores it. */
 	r = dax_driver_write(ctx, driver, "remove_id", device);
 	return r < 0 ? r : dax_driver_write(ctx, driver, "unbind", device);
+}
+
+static int dax_unbind_devdax(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
+{
+	return dax_unbind(ctx, device, "device_dax");
+}
+
+static int dax_unbind_kmem(struct pmemram_ctx *ctx, _unused_ void *userdata, const char *device)
+{
+	return dax_unbind(ctx, device, "kmem");
 }
 
 /* A driver file that is not there (ENOENT): the driver is not registered, its module not loaded. */
@@ -935,13 +942,13 @@ static int dax_bind_devdax(struct pmemram_ctx *ctx, void *userdata, const char *
 }
 
 const struct pmemram_apply_ops pmemram_apply_default_ops = {
-	.disable_devdax = dax_unbind,
+	.disable_devdax = dax_unbind_devdax,
 	.enable_kmem = dax_bind_kmem,
 	.convert_namespace = pmemram_ndctl_convert_namespace,
 	.create_namespace = pmemram_ndctl_create_namespace,
 	.create_cxl_region = pmemram_cxl_create_region,
 	.set_block_state = pmemram_apply_write_block_state,
-	.disable_kmem = dax_unbind,
+	.disable_kmem = dax_unbind_kmem,
 	.enable_devdax = dax_bind_devdax,
 };
 
