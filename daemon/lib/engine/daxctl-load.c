@@ -35,13 +35,9 @@ int daxctl_api_get(struct pmemram_ctx *ctx, const struct daxctl_api **ret)
 
 	if (!ret)
 		return -EINVAL;
-	/* Failures are not remembered: a library installed meanwhile is found next time. */
-	if (!loaded) {
-		r = lib_load(ctx, DAXCTL_SONAME, "libdaxctl1", symbols, ELEMENTSOF(symbols), &api);
-		if (r < 0)
-			return r;
-		loaded = true;
-	}
+	r = lib_load_once(ctx, DAXCTL_SONAME, "libdaxctl1", symbols, ELEMENTSOF(symbols), &api, &loaded);
+	if (r < 0)
+		return r;
 	*ret = &api;
 	return 0;
 }
