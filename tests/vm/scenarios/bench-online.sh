@@ -6,7 +6,7 @@
 #   floor     bare sysfs writes: unbind device_dax, kmem new_id, online each block
 #   daxctl    daxctl reconfigure-device --mode=system-ram
 #   pmemramd  pmemramctl reclaim (the daemon reconciles: unbind, bind kmem
-#             through libdaxctl, online, verify every block)
+#             with the dax bus's driver files, online, verify every block)
 # then, BENCH_TRIALS times, the time from the kernel's add uevent to the last block online with
 # the daemon running, and the daemon's RSS and wakeups over an idle minute.
 set -u
