@@ -31,6 +31,15 @@ void ctl_shuffle_done(struct ctl_shuffle *s)
 	s->cmdline = NULL;
 }
 
+void ctl_shuffle_freep(struct ctl_shuffle **s)
+{
+	if (!*s)
+		return;
+	ctl_shuffle_done(*s);
+	free(*s);
+	*s = NULL;
+}
+
 int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
 		     struct ctl_shuffle *s)
 {
@@ -468,7 +477,8 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		{},
 	};
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
-	_cleanup_(ctl_shuffle_done) struct ctl_shuffle s = {};
+	/* Two per-node tables of PMEMRAM_MAX_NODES entries, some 90 KiB: not on the stack. */
+	_cleanup_(ctl_shuffle_freep) struct ctl_shuffle *s = NULL;
 	struct pmemram_config *config = NULL;
 	struct json_object *root = NULL, *applied = NULL;
 	const char *dir = ctl_config_dir(), *done = NULL, *origin;
@@ -517,10 +527,15 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 	policy = pmemram_config_shuffle_policy(config);
 	nodes = config->shuffle_nodes;
 	pmemram_config_free(config);
-	ret = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, &s);
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+		return CTL_EXIT_SYSTEM;
+	}
+	ret = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, s);
 	if (ret != CTL_EXIT_OK)
 		return ret;
-	if (s.policy_r < 0)
+	if (s->policy_r < 0)
 		return CTL_EXIT_SYSTEM; /* said why */
 
 	if (do_apply) {
@@ -528,12 +543,12 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		int r2;
 
 		applied = json_object_new_object();
-		ret = apply(ctx, &s, dry_run, applied, &done, &changed);
+		ret = apply(ctx, s, dry_run, applied, &done, &changed);
 		if (changed) {
 			/* Show the state as it is now, also after a failed update tool. */
-			ctl_shuffle_done(&s);
-			r2 = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, &s);
-			if (r2 != CTL_EXIT_OK || s.policy_r < 0) {
+			ctl_shuffle_done(s);
+			r2 = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &nodes : NULL, s);
+			if (r2 != CTL_EXIT_OK || s->policy_r < 0) {
 				json_object_put(applied);
 				return r2 != CTL_EXIT_OK ? r2 : CTL_EXIT_SYSTEM;
 			}
@@ -541,7 +556,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 	}
 
 	if (json) {
-		root = ctl_shuffle_json(&s, origin);
+		root = ctl_shuffle_json(s, origin);
 		if (applied) {
 			json_add(applied, "dry_run", json_object_new_boolean(dry_run));
 			json_add(applied, "result", json_object_new_string(done));
@@ -554,7 +569,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		json_object_put(applied);
 		if (do_apply)
 			printf("%s\n", done);
-		ctl_shuffle_print(&s, origin);
+		ctl_shuffle_print(s, origin);
 	}
 	return ret != CTL_EXIT_OK ? ret : ctl_flush_stdout();
 }

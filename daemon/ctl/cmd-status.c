@@ -29,18 +29,22 @@ struct status {
 	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
 };
 
-static void status_done(struct status *s)
+static void status_freep(struct status **p)
 {
-	s->topology = pmemram_topology_free(s->topology);
-	s->summary = pmemram_memory_summary_free(s->summary);
-	s->memory = pmemram_memory_free(s->memory);
-	s->dax = pmemram_dax_list_free(s->dax);
+	struct status *s = *p;
+
+	if (!s)
+		return;
+	pmemram_topology_free(s->topology);
+	pmemram_memory_summary_free(s->summary);
+	pmemram_memory_free(s->memory);
+	pmemram_dax_list_free(s->dax);
 	free(s->provenance);
-	s->provenance = NULL;
 	s->shuffle.topology = NULL; /* freed above */
 	ctl_shuffle_done(&s->shuffle);
 	json_object_put(s->daemon);
-	s->daemon = NULL;
+	free(s);
+	*p = NULL;
 }
 
 /* The shuffle policy needs the configuration; status still works without one that loads. */
@@ -719,7 +723,8 @@ int cmd_status(const struct ctl_globals *g, int argc, char **argv)
 		{},
 	};
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
-	_cleanup_(status_done) struct status s = {};
+	/* Its shuffle state holds two tables of PMEMRAM_MAX_NODES entries, some 90 KiB: not on the stack. */
+	_cleanup_(status_freep) struct status *s = NULL;
 	bool json = g->json;
 	int c, r;
 
@@ -742,12 +747,17 @@ int cmd_status(const struct ctl_globals *g, int argc, char **argv)
 	r = ctl_ctx_new(&ctx);
 	if (r < 0)
 		return CTL_EXIT_SYSTEM;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+		return CTL_EXIT_SYSTEM;
+	}
 
-	r = status_read(ctx, &s);
+	r = status_read(ctx, s);
 	if (r != CTL_EXIT_OK)
 		return r;
 
-	r = json ? print_json(&s) : print_human(&s);
+	r = json ? print_json(s) : print_human(s);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot format status: %s\n", program_invocation_short_name, strerror(-r));
 		return CTL_EXIT_SYSTEM;

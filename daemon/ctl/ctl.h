@@ -142,6 +142,8 @@ const char *ctl_boot_root(void);
 int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
 		     struct ctl_shuffle *s);
 void ctl_shuffle_done(struct ctl_shuffle *s);
+/* ctl_shuffle_done(), then free it; for _cleanup_ of a struct ctl_shuffle * (NULL or calloc'ed). */
+void ctl_shuffle_freep(struct ctl_shuffle **s);
 /* "FILE:LINE" of the configuration's shuffle key in buf, or NULL when it was not set (the default). */
 const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size);
 /* Human lines (state, policy with origin "FILE:LINE" or NULL, command lines), and the JSON object. */
