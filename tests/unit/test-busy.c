@@ -181,6 +181,18 @@ static void test_dax_users_scan(void **state)
 	assert_int_equal(fake_sysfs_remove(ENV(state)->proc, "4242/comm"), 0);
 	assert_int_equal(pmemram_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), NULL, 0, &unreadable), 0);
 	assert_string_equal(devices[1].mapped_by, "pid 4242");
+
+	/* The scanning process itself (procfs's "self" link; the fixture's "self" is a directory, which
+	 * names nobody) is passed over: pmemram maps no dax device. */
+	devices[1] = observed_dax("dax1.0");
+	devices[3] = observed_dax("dax7.0");
+	assert_int_equal(fake_sysfs_remove(ENV(state)->proc, "self"), 0);
+	assert_int_equal(fake_sysfs_symlink(ENV(state)->proc, "self", "4242"), 0);
+	assert_int_equal(pmemram_users_scan(ENV(state)->ctx, devices, ELEMENTSOF(devices), NULL, 0, &unreadable), 0);
+	assert_false(devices[1].mapped);
+	assert_true(devices[3].mapped);
+	assert_string_equal(devices[3].mapped_by, "pid 5151 (holder)");
+	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 
 /* A machine with many processes: the scan runs in several threads (one per 16 processes and CPU),

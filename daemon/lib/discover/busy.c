@@ -378,6 +378,7 @@ struct scan_part {
 	struct pmemram_ctx *ctx;
 	struct targets t;
 	const struct sysfs_dir *pids;
+	const char *self; /* the scanning process's pid, "" when procfs does not say */
 	size_t first, step;
 	size_t unreadable;
 	int r;
@@ -386,7 +387,11 @@ struct scan_part {
 static void scan_part_run(struct scan_part *part)
 {
 	for (size_t i = part->first; i < part->pids->n; i += part->step) {
-		int r = scan_process(part->ctx, part->pids->names[i], &part->t);
+		int r;
+
+		if (streq(part->pids->names[i], part->self))
+			continue;
+		r = scan_process(part->ctx, part->pids->names[i], &part->t);
 
 		if (r < 0) {
 			part->r = r;
@@ -471,6 +476,7 @@ int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *dev
 	pthread_t threads[SCAN_THREADS_MAX];
 	bool started[SCAN_THREADS_MAX] = {};
 	size_t n_parts, unreadable = 0;
+	char self[32];
 	int r = 0;
 
 	if (!ctx || (n > 0 && !devices) || (n_namespaces > 0 && !namespaces) || !ret_unreadable)
@@ -483,6 +489,12 @@ int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *dev
 	r = root_dir_read(ctx, PMEMRAM_ROOT_PROCFS, ".", "", PMEMRAM_MAX_PROCESSES, &pids);
 	if (r < 0)
 		return r;
+	/* pmemram opens and maps no dax device or pmem disk: its own process is passed over, one
+	 * readlink instead of its maps and each of its descriptors (the daemon's sockets). */
+	if (root_readlink(ctx, PMEMRAM_ROOT_PROCFS, "self", self, sizeof(self)) < 0) {
+		pmemram_ctx_clear_error(ctx);
+		self[0] = '\0';
+	}
 
 	n_parts = scan_threads(pids.n);
 	parts[0] = (struct scan_part){ .ctx = ctx, .t = t };
@@ -490,6 +502,7 @@ int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *dev
 		r = scan_part_new(ctx, &t, &parts[i]);
 	for (size_t i = 0; i < n_parts && r >= 0; i++) {
 		parts[i].pids = &pids;
+		parts[i].self = self;
 		parts[i].first = i;
 		parts[i].step = n_parts;
 		/* A thread that cannot start leaves its part to the caller's thread. */
