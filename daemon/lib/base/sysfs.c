@@ -117,9 +117,11 @@ int root_read_string(struct pmemram_ctx *ctx, enum pmemram_root which, const cha
 		if (k == 0)
 			break;
 		len += (size_t)k;
-		/* A sysfs attribute is one show() into one page: a read that returned less than it
-		 * asked for returned all of it, and a second read would only find the end.  Not so in
-		 * procfs, whose files of many records return one kernel buffer's worth per read. */
+		/* A sysfs attribute is one show() into one page, and the cgroup files read here
+		 * (memory.low) are one value too: a read that returned less than it asked for returned
+		 * all of it, and a second read would only find the end.  Not so in procfs, whose files
+		 * of many records return one kernel buffer's worth per read; a binary attribute or a
+		 * cgroup file of many records would need the loop as well. */
 		if (which == PMEMRAM_ROOT_SYSFS && len < size - 1)
 			break;
 	}

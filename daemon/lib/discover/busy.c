@@ -489,8 +489,9 @@ int pmemram_users_scan(struct pmemram_ctx *ctx, struct pmemram_observed_dax *dev
 	r = root_dir_read(ctx, PMEMRAM_ROOT_PROCFS, ".", "", PMEMRAM_MAX_PROCESSES, &pids);
 	if (r < 0)
 		return r;
-	/* pmemram opens and maps no dax device or pmem disk: its own process is passed over, one
-	 * readlink instead of its maps and each of its descriptors (the daemon's sockets). */
+	/* pmemram holds no dax device or pmem disk open or mapped while it scans (a conversion's
+	 * libndctl opens the disk later, briefly): its own process is passed over, one readlink
+	 * instead of its maps and each of its descriptors (the daemon's sockets). */
 	if (root_readlink(ctx, PMEMRAM_ROOT_PROCFS, "self", self, sizeof(self)) < 0) {
 		pmemram_ctx_clear_error(ctx);
 		self[0] = '\0';
