@@ -436,8 +436,13 @@ while :; do
 	if [ -n "$what" ]; then
 		# Each attempt's logs kept apart: console.failed<boot>.<attempt>.log.
 		kept=console.failed$boot.$((retried + 1)).log
-		mv "$run/console.log" "$run/$kept"
-		cp "$run/qemu.log" "$run/qemu.${kept#console.}"
+		# A QEMU that died early may not have opened its console log yet.
+		if [ -e "$run/console.log" ]; then
+			mv "$run/console.log" "$run/$kept"
+		else
+			echo "(no console log: qemu died before it opened one)" >"$run/$kept"
+		fi
+		cp "$run/qemu.log" "$run/qemu.${kept#console.}" 2>/dev/null || :
 		if [ "$retried" = 1 ]; then
 			problems+=("boot $boot: $what before the scenario started, twice (see $kept)")
 			break
