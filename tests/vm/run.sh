@@ -442,7 +442,7 @@ while :; do
 		else
 			echo "(no console log: qemu died before it opened one)" >"$run/$kept"
 		fi
-		cp "$run/qemu.log" "$run/qemu.${kept#console.}" 2>/dev/null || :
+		cp "$run/qemu.log" "$run/qemu.${kept#console.}"
 		if [ "$retried" = 1 ]; then
 			problems+=("boot $boot: $what before the scenario started, twice (see $kept)")
 			break
