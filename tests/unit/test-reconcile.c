@@ -131,8 +131,11 @@ static void test_fresh_device(void **state)
 	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
 	struct fake *f = FAKE(state);
 	const struct pmemram_device_verdict *v;
+	uint64_t before = pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS);
 
 	assert_int_equal(reconcile(f, NULL, 0, &res), 0);
+	/* Taken from device_dax: its users were looked for first. */
+	assert_true(pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS) > before);
 	assert_int_equal(res->rounds, 1);
 	assert_int_equal(res->n_observations, 1);
 	assert_int_equal(res->n_results, 2 + (END - FIRST));
@@ -239,15 +242,19 @@ static void test_failure_observes_again(void **state)
 	assert_int_equal(res->plan->n_actions, 0);
 }
 
-/* A device release gave back is not touched: no actions, verdict held, 0. */
+/* A device release gave back is not touched: no actions, verdict held, 0; and no process is
+ * scanned for its users, as nothing is to be taken from device_dax (a device not held is). */
 static void test_held_device(void **state)
 {
 	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
 	static const char *const held[] = { DEV };
 	struct fake *f = FAKE(state);
 	const struct pmemram_device_verdict *v;
+	uint64_t before;
 
+	before = pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS);
 	assert_int_equal(reconcile(f, held, 1, &res), 0);
+	assert_int_equal(pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS), before);
 	assert_int_equal(res->rounds, 0);
 	assert_int_equal(res->n_results, 0);
 	assert_int_equal(f->n_writes, 0);

@@ -146,6 +146,21 @@ static void mark_failed(struct pmemram_plan *plan, const struct failed_list *fai
 	drop_actions(plan, failed->names, failed->n);
 }
 
+/* The plan for obs, with holds and earlier failures marked (their actions dropped). */
+static int plan_compute(const struct pmemram_config *config, const struct pmemram_reconcile_options *o,
+			const struct failed_list *failed, const struct pmemram_observation *obs,
+			struct pmemram_plan **ret)
+{
+	int r;
+
+	r = pmemram_plan_compute(config, &obs->observed, ret);
+	if (r < 0)
+		return r;
+	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
+	mark_failed(*ret, failed);
+	return 0;
+}
+
 /* Plan from *obs (observing first when it is NULL), with holds and earlier failures marked. */
 static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config *config,
 			    const struct pmemram_reconcile_options *o, const struct failed_list *failed,
@@ -163,12 +178,13 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 		res->n_observations++;
 		res->observe_usec += now_usec(CLOCK_MONOTONIC) - t;
 	}
-	r = pmemram_plan_compute(config, &(*obs)->observed, ret);
+	r = plan_compute(config, o, failed, *obs, ret);
 	if (r < 0)
 		return r;
 	/* Scanning every process's maps and descriptors is most of the cost of an observation,
-	 * and only a plan that takes a device from device_dax depends on it: the plan is made
-	 * again from the same observation, completed, and nothing else is read again. */
+	 * and only a plan that takes a device from device_dax depends on it (a held or failed
+	 * device's actions are dropped, so they never ask for it): the plan is made again from
+	 * the same observation, completed, and nothing else is read again. */
 	if (pmemram_plan_needs_users(*ret) && !(*obs)->users_scanned) {
 		uint64_t t = now_usec(CLOCK_MONOTONIC);
 
@@ -177,13 +193,11 @@ static int observe_and_plan(struct pmemram_ctx *ctx, const struct pmemram_config
 		if (r < 0)
 			return r;
 		res->users_usec += now_usec(CLOCK_MONOTONIC) - t;
-		r = pmemram_plan_compute(config, &(*obs)->observed, ret);
+		r = plan_compute(config, o, failed, *obs, ret);
 		if (r < 0)
 			return r;
 	}
 	res->n_unreadable_processes = (*obs)->observed.n_unreadable_processes;
-	pmemram_plan_apply_holds(*ret, o->held, o->n_held);
-	mark_failed(*ret, failed);
 	return 0;
 }
 
