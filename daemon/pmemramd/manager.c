@@ -743,6 +743,11 @@ int manager_reconcile(struct manager *m, const char *why)
 		return -EBUSY;
 	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
+	/* It reads the machine as the uevents received so far left it: a reconcile they scheduled
+	 * after the coalescing window would only read it again.  Until ready, on_coalesce() also
+	 * judges readiness, so it runs still. */
+	if (m->ready && m->coalesce_source)
+		(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_OFF);
 	manager_drop_stale_holds(m, false);
 	if (pmemram_uevent_seqnum_read(m->ctx, &seq_from) < 0)
 		seq_from = 0;
