@@ -2,6 +2,7 @@
 /* Who uses pmem: processes mapping or holding open dax devices and pmem disks; mounts, swap, holders. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdio_ext.h>
 #include <unistd.h>
 
 #include "pmemram-observe.h"
@@ -168,6 +169,7 @@ struct line_reader {
 	char *buffer;
 	char *line;
 	size_t size;
+	size_t len; /* of line, its newline included */
 };
 
 static void line_reader_done(struct line_reader *lr)
@@ -191,15 +193,22 @@ static int line_reader_open(struct pmemram_ctx *ctx, const char *path, struct li
 		return r;
 	if (setvbuf(lr->f, lr->buffer, _IOFBF, LINE_READER_BUFFER) != 0)
 		return -ENOMEM;
+	/* One thread reads it: no lock taken and released around every line. */
+	(void)__fsetlocking(lr->f, FSETLOCKING_BYCALLER);
 	return 0;
 }
 
 /* 1 with lr->line, 0 at the end, -errno on a read error. */
 static int line_reader_next(struct line_reader *lr)
 {
+	ssize_t n;
+
 	errno = 0;
-	if (getline(&lr->line, &lr->size, lr->f) >= 0)
+	n = getline(&lr->line, &lr->size, lr->f);
+	if (n >= 0) {
+		lr->len = (size_t)n;
 		return 1;
+	}
 	return errno ? negative_errno() : 0;
 }
 
@@ -350,6 +359,10 @@ static int scan_process(struct pmemram_ctx *ctx, const char *pid, const struct t
 		const char *mapped;
 		size_t len;
 
+		/* Only a file below /dev can be a dax device: the other lines (a process's libraries
+		 * and anonymous memory, most of them) are passed over without being parsed. */
+		if (!memmem(lr.line, lr.len, DEV_PREFIX, strlen(DEV_PREFIX)))
+			continue;
 		if (pmemram_parse_maps_line(lr.line, &mapped, &len) < 0)
 			continue;
 		d = find_dax(t->devices, t->n_devices, mapped, len);
