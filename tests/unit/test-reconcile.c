@@ -22,7 +22,8 @@
 struct fake {
 	struct fake_env *env;
 	struct pmemram_config *config;
-	int bind_error; /* what binding kmem returns */
+	int bind_error;	   /* what binding kmem returns */
+	int disable_error; /* what unbinding device_dax returns (the driver stays) */
 	unsigned n_writes;
 };
 
@@ -35,6 +36,8 @@ static int fake_disable(struct pmemram_ctx *ctx, void *userdata, const char *dev
 
 	(void)ctx;
 	f->n_writes++;
+	if (f->disable_error)
+		return f->disable_error;
 	return fake_sysfs_set_dax_driver(f->env->root, device, NULL);
 }
 
@@ -131,11 +134,8 @@ static void test_fresh_device(void **state)
 	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
 	struct fake *f = FAKE(state);
 	const struct pmemram_device_verdict *v;
-	uint64_t before = pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS);
 
 	assert_int_equal(reconcile(f, NULL, 0, &res), 0);
-	/* Taken from device_dax: its users were looked for first. */
-	assert_true(pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS) > before);
 	assert_int_equal(res->rounds, 1);
 	assert_int_equal(res->n_observations, 1);
 	assert_int_equal(res->n_results, 2 + (END - FIRST));
@@ -149,6 +149,8 @@ static void test_fresh_device(void **state)
 		assert_string_equal(fake_sysfs_block_attr(f->env->root, b, "state"), "online");
 	assert_string_equal(fake_sysfs_dax_driver(f->env->root, DEV), "kmem");
 	assert_non_null(res->observation);
+	/* Taken from device_dax: its users were looked for first. */
+	assert_true(res->observation->users_scanned);
 }
 
 /* Once converged, a reconcile reads the system once and writes nothing: its accesses are those
@@ -242,6 +244,24 @@ static void test_failure_observes_again(void **state)
 	assert_int_equal(res->plan->n_actions, 0);
 }
 
+/* A device whose unbind failed stays on device_dax: the round after the failure observes again
+ * and drops its actions, and does not scan the processes for its users again. */
+static void test_failed_unbind_not_scanned_again(void **state)
+{
+	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
+	struct fake *f = FAKE(state);
+
+	f->disable_error = -ENXIO;
+	assert_int_equal(reconcile(f, NULL, 0, &res), -EIO);
+	assert_int_equal(res->rounds, 1);
+	assert_int_equal(res->n_observations, 2);
+	assert_int_equal(verdict_of(res, DEV)->verdict, PMEMRAM_VERDICT_FAILED);
+	assert_string_equal(fake_sysfs_dax_driver(f->env->root, DEV), "device_dax");
+	assert_int_equal(res->plan->n_actions, 0);
+	assert_non_null(res->observation);
+	assert_false(res->observation->users_scanned);
+}
+
 /* A device release gave back is not touched: no actions, verdict held, 0; and no process is
  * scanned for its users, as nothing is to be taken from device_dax (a device not held is). */
 static void test_held_device(void **state)
@@ -250,11 +270,10 @@ static void test_held_device(void **state)
 	static const char *const held[] = { DEV };
 	struct fake *f = FAKE(state);
 	const struct pmemram_device_verdict *v;
-	uint64_t before;
 
-	before = pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS);
 	assert_int_equal(reconcile(f, held, 1, &res), 0);
-	assert_int_equal(pmemram_ctx_get_accesses(f->env->ctx, PMEMRAM_ROOT_PROCFS), before);
+	assert_non_null(res->observation);
+	assert_false(res->observation->users_scanned);
 	assert_int_equal(res->rounds, 0);
 	assert_int_equal(res->n_results, 0);
 	assert_int_equal(f->n_writes, 0);
@@ -288,6 +307,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_converged_reads_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records_binds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_observes_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_unbind_not_scanned_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run, setup, teardown),
 	};
