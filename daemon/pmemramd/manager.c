@@ -743,15 +743,16 @@ int manager_reconcile(struct manager *m, const char *why)
 		return -EBUSY;
 	}
 	mlog(m, LOG_DEBUG, "reconcile (%s)", why);
-	/* It reads the machine as the uevents received so far left it: a reconcile they scheduled
-	 * after the coalescing window would only read it again.  Until ready, on_coalesce() also
-	 * judges readiness, so it runs still. */
-	if (m->ready && m->coalesce_source)
-		(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_OFF);
 	manager_drop_stale_holds(m, false);
 	if (pmemram_uevent_seqnum_read(m->ctx, &seq_from) < 0)
 		seq_from = 0;
 	r = pmemram_reconcile(m->ctx, m->config, &o, &res);
+	/* It read the machine as the uevents received before it left it (none is read while it
+	 * runs): the reconcile they scheduled for the end of the coalescing window would only read
+	 * it again, unless this one failed (then that one tries again).  Until ready, on_coalesce()
+	 * also judges readiness, so it runs still. */
+	if (m->ready && m->coalesce_source && res && r == 0)
+		(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_OFF);
 	manager_action_flush(m);
 	/* The uevents sent meanwhile that are about what it changed are its own echo (on_uevent). */
 	if (seq_from == 0 || pmemram_uevent_seqnum_read(m->ctx, &m->echo_to) < 0)
