@@ -3,13 +3,13 @@
 # A second NVDIMM hot-added through the QEMU monitor while pmemramd is not
 # running: the dax device's add uevent starts pmemramd (60-pmemram.rules),
 # which onlines the claimed region's memory as Movable.  Also the time from
-# the kernel's add uevent to the last block online, and a reconcile that a
-# uevent scheduled after the coalescing window: run when the window ends,
-# dropped when a requested reconcile read the machine first.
+# the kernel's add uevent to the last block online, and the reconcile that a
+# uevent schedules for the end of the coalescing window: run when the window
+# ends, dropped when a requested reconcile read the machine first.
 set -u
 . ./lib.sh
 
-plan 10
+plan 12
 bs=$(block_size)
 mkdir -p /etc/pmemram
 printf '[claim "hot"]\nmatch = region:region1\n' >/etc/pmemram/pmemram.conf
@@ -49,34 +49,37 @@ is "daemon: $dev converged under claim hot" \
 is "MemTotal grew by $dev's blocks" "$(meminfo_kb MemTotal)" "$((base_kb + n * bs / 1024))"
 is "region0's namespace (unclaimed) was left as it was" "$(ns0_state)" "$ns0_before"
 
-# A uevent within the coalescing window of the last reconcile's end (5 s here) schedules a
+# A uevent within the coalescing window of the last reconcile's end (10 s here) schedules a
 # reconcile for the window's end.  A reconcile requested before then reads what the uevent
 # announced, and the scheduled one is dropped.
 daemon_count() { pmemramctl status --json | jq -r ".daemon.daemon.$1"; }
 dropin=/run/systemd/system/pmemramd.service.d
 mkdir -p "$dropin"
-printf '[Service]\nExecStart=\nExecStart=%s --coalesce-ms 5000\n' "$(command -v pmemramd)" >"$dropin/coalesce.conf"
+printf '[Service]\nExecStart=\nExecStart=%s --coalesce-ms 10000\n' "$(command -v pmemramd)" >"$dropin/coalesce.conf"
 systemctl daemon-reload
-must "restart pmemramd with a coalescing window of 5 s" systemctl restart pmemramd.service
-# A requested reconcile, then a change uevent of $dev, read by the daemon within its window.
+must "restart pmemramd with a coalescing window of 10 s" systemctl restart pmemramd.service
+# A requested reconcile (r0: the count with it), then a change uevent of $dev, read by the
+# daemon well within the window.
 uevent_in_window() {
 	local u
 	pmemramctl reconcile >/dev/null || return 1
+	r0=$(daemon_count reconciles)
 	u=$(daemon_count uevents)
 	udevadm trigger --action=change "/sys/bus/dax/devices/$dev" || return 1
 	wait_for 4 '[ "$(daemon_count uevents)" -gt "$u" ]'
 }
 must "a change uevent of $dev in a requested reconcile's window" uevent_in_window
-r0=$(daemon_count reconciles)
-sleep 6
-is "with no request, the uevent's reconcile ran at the window's end" "$(daemon_count reconciles)" $((r0 + 1))
+is "the uevent's reconcile waits for the window's end" "$(daemon_count reconciles)" "$r0"
+sleep 11
+is "with no request, it ran at the window's end" "$(daemon_count reconciles)" $((r0 + 1))
 must "again a change uevent of $dev in a requested reconcile's window" uevent_in_window
-r0=$(daemon_count reconciles)
-must "a reconcile requested while the uevent's waits" pmemramctl reconcile
-sleep 6
+is "the uevent's reconcile waits again" "$(daemon_count reconciles)" "$r0"
+must "a reconcile requested while it waits" pmemramctl reconcile
+sleep 11
 is "the waiting reconcile was dropped: the requested one read the machine after the uevent" \
 	"$(daemon_count reconciles)" $((r0 + 1))
 rm -r "$dropin"
 systemctl daemon-reload
+must "restart pmemramd as installed" systemctl restart pmemramd.service
 
 done_testing
