@@ -101,9 +101,9 @@ void manager_schedule_reconcile(struct manager *m)
 		return;
 	due = m->last_end_usec && now < m->last_end_usec + m->coalesce_usec ? m->last_end_usec + m->coalesce_usec : now;
 	if (!m->coalesce_source) {
-		/* Accuracy 1 µs: with sd-event's default (250 ms) the reconcile started up to that
-		 * much late, whenever something else woke the loop: often the very request that
-		 * then waited for it. */
+		/* Accuracy 1 µs: with sd-event's default (250 ms) the reconcile could start up to
+		 * that much late, at the loop's next wake-up within it: often a client's request,
+		 * which then waited for it. */
 		if (sd_event_add_time(m->event, &m->coalesce_source, CLOCK_MONOTONIC, due, 1, on_coalesce, m) < 0)
 			mevent(m, MANAGER_EVENT_RECONCILE_FAILED, "cannot schedule a reconcile: out of memory");
 		return;

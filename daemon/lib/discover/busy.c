@@ -169,7 +169,7 @@ struct line_reader {
 	char *buffer;
 	char *line;
 	size_t size;
-	size_t len; /* of line, its newline included */
+	size_t len; /* of line, its newline (when it has one) included */
 };
 
 static void line_reader_done(struct line_reader *lr)
