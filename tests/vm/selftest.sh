@@ -4,8 +4,9 @@
 # Call Trace with all assertions passing, a hung scenario (with its vCPUs'
 # kernel symbols), a failure in the first of two boots and QEMU dying
 # twice before the scenario starts must each make run.sh fail, with the
-# reason in its report; QEMU dying once before the scenario starts is
-# retried, and the scenario then runs.  Ends with "N passed, N failed".
+# reason in its report; QEMU dying once, or the guest kernel oopsing on a
+# stale int3, before the scenario starts is retried, and the scenario then
+# runs.  Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -55,6 +56,24 @@ note: boot 1 retried: in the first attempt, qemu died of signal 11 before the sc
 wait
 crash_qemu selftest-crash-twice 2 &
 expect_fail selftest/failing-assertion 'boot 1: qemu died of signal 11 before the scenario started, twice \(see console.failed1.2.log\)' -n selftest-crash-twice
+wait
+# stale_int3 NAME: end the first boot of run NAME as multi-threaded TCG's stale int3 does
+# before the scenario starts: QEMU stopped, the kernel's oops line in its console log, killed.
+stale_int3() {
+	local pid= tries=0
+	while [ -z "$pid" ] && [ "$tries" -lt 600 ]; do
+		pid=$(pgrep -f "^qemu-system-x86_64 .*/runs/$1/" | head -n 1 || true)
+		[ -n "$pid" ] || sleep 0.2
+		tries=$((tries + 1))
+	done
+	[ -n "$pid" ] || return 0
+	kill -STOP "$pid"
+	echo '[    1.743590] int3: 0000 [#1] PREEMPT SMP NOPTI' >>"$cache/runs/$1/console.log"
+	kill -KILL "$pid"
+}
+stale_int3 selftest-int3-once &
+expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong
+note: boot 1 retried: in the first attempt, the guest kernel oopsed on a stale int3 before the scenario started' -n selftest-int3-once
 wait
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
