@@ -431,14 +431,13 @@ while :; do
 	what=
 	if [ "$rc" = hung ]; then
 		what="hung"
-	elif [ ! -e "$run/share/out/uptime-at-start" ] && [ -e "$run/console.log" ] &&
-		grep -aqF 'int3: 0000 [#1]' "$run/console.log"; then
-		what="the guest kernel oopsed on a stale int3"
-		rc=0
-	elif [ "$rc" -gt 128 ] && [ "$rc" -le 159 ] && [ "$rc" != 137 ] &&
-		[ ! -e "$run/share/out/uptime-at-start" ]; then
-		what="qemu died of signal $((rc - 128))"
-		rc=0
+	elif [ ! -e "$run/share/out/uptime-at-start" ]; then
+		if [ -e "$run/console.log" ] && grep -aqF 'int3: 0000 [#1]' "$run/console.log"; then
+			what="the guest kernel oopsed on a stale int3"
+		elif [ "$rc" -gt 128 ] && [ "$rc" -le 159 ] && [ "$rc" != 137 ]; then
+			what="qemu died of signal $((rc - 128))"
+		fi
+		[ -z "$what" ] || rc=0
 	fi
 	if [ -n "$what" ]; then
 		# Each attempt's logs kept apart: console.failed<boot>.<attempt>.log.
