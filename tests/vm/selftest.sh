@@ -36,42 +36,37 @@ expect_fail selftest/kernel-trace 'kernel trouble in .*Call Trace'
 expect_fail selftest/hang 'timed out after 60s
 vCPUs just before the timeout: [a-z_0-9.]+\+0x[0-9a-f]+ x[0-9]+' -T 60
 expect_fail selftest/failing-first-boot 'boot 1: 1 assertion\(s\) failed'
-# crash_qemu NAME TIMES: SIGSEGV the QEMU of run NAME as soon as it starts,
-# TIMES times, as QEMU 7.2's multi-threaded TCG now and then does itself.
-crash_qemu() {
+# on_qemu NAME TIMES ACTION: run ACTION PID NAME on each of the first TIMES QEMUs of run NAME
+# as soon as it starts.
+on_qemu() {
 	local n=0 pid seen= tries=0
 	while [ "$n" -lt "$2" ] && [ "$tries" -lt 600 ]; do
 		pid=$(pgrep -f "^qemu-system-x86_64 .*/runs/$1/" | head -n 1 || true)
 		if [ -n "$pid" ] && [ "$pid" != "$seen" ]; then
-			kill -SEGV "$pid" 2>/dev/null || true
+			"$3" "$pid" "$1"
 			seen=$pid n=$((n + 1))
 		fi
 		sleep 0.2
 		tries=$((tries + 1))
 	done
 }
-crash_qemu selftest-crash-once 1 &
+# crash_qemu PID: SIGSEGV, as QEMU 7.2's multi-threaded TCG now and then does itself.
+crash_qemu() { kill -SEGV "$1" 2>/dev/null || true; }
+# stale_int3 PID NAME: end the boot as multi-threaded TCG's stale int3 does before the scenario
+# starts: QEMU stopped, the kernel's oops line in its console log, killed.
+stale_int3() {
+	kill -STOP "$1"
+	echo '[    1.743590] int3: 0000 [#1] PREEMPT SMP NOPTI' >>"$cache/runs/$2/console.log"
+	kill -KILL "$1"
+}
+on_qemu selftest-crash-once 1 crash_qemu &
 expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong
 note: boot 1 retried: in the first attempt, qemu died of signal 11 before the scenario started' -n selftest-crash-once
 wait
-crash_qemu selftest-crash-twice 2 &
+on_qemu selftest-crash-twice 2 crash_qemu &
 expect_fail selftest/failing-assertion 'boot 1: qemu died of signal 11 before the scenario started, twice \(see console.failed1.2.log\)' -n selftest-crash-twice
 wait
-# stale_int3 NAME: end the first boot of run NAME as multi-threaded TCG's stale int3 does
-# before the scenario starts: QEMU stopped, the kernel's oops line in its console log, killed.
-stale_int3() {
-	local pid= tries=0
-	while [ -z "$pid" ] && [ "$tries" -lt 600 ]; do
-		pid=$(pgrep -f "^qemu-system-x86_64 .*/runs/$1/" | head -n 1 || true)
-		[ -n "$pid" ] || sleep 0.2
-		tries=$((tries + 1))
-	done
-	[ -n "$pid" ] || return 0
-	kill -STOP "$pid"
-	echo '[    1.743590] int3: 0000 [#1] PREEMPT SMP NOPTI' >>"$cache/runs/$1/console.log"
-	kill -KILL "$pid"
-}
-stale_int3 selftest-int3-once &
+on_qemu selftest-int3-once 1 stale_int3 &
 expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong
 note: boot 1 retried: in the first attempt, the guest kernel oopsed on a stale int3 before the scenario started' -n selftest-int3-once
 wait
