@@ -69,7 +69,6 @@ done
 
 # The uevents that binding kmem and onlining sent while the daemon worked (a block's add and
 # online, the device's bind) are its own echo: no reconcile follows the converged one.
-daemon_count() { pmemramctl status --json | jq -r ".daemon.daemon.$1"; }
 r1=$(daemon_count reconciles)
 sleep 2
 r2=$(daemon_count reconciles)

@@ -252,6 +252,9 @@ dev_state() {
 	done | sort | uniq -c | sed 's/^ *//' | paste -sd, -
 }
 
+# daemon_count NAME: one of pmemramd's counters (reconciles, uevents, uevents_echo...) from status.
+daemon_count() { pmemramctl status --json | jq -r ".daemon.daemon.$1"; }
+
 dev_driver() { basename "$(readlink "/sys/bus/dax/devices/$1/driver" 2>/dev/null)" 2>/dev/null || echo none; }
 
 # wait_for SECONDS 'SHELL CONDITION': evaluate the condition (in this shell,

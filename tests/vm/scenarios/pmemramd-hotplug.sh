@@ -52,7 +52,6 @@ is "region0's namespace (unclaimed) was left as it was" "$(ns0_state)" "$ns0_bef
 # A uevent within the coalescing window of the last reconcile's end (10 s here) schedules a
 # reconcile for the window's end.  A reconcile requested before then reads what the uevent
 # announced, and the scheduled one is dropped.
-daemon_count() { pmemramctl status --json | jq -r ".daemon.daemon.$1"; }
 dropin=/run/systemd/system/pmemramd.service.d
 mkdir -p "$dropin"
 printf '[Service]\nExecStart=\nExecStart=%s --coalesce-ms 10000\n' "$(command -v pmemramd)" >"$dropin/coalesce.conf"
