@@ -210,8 +210,9 @@ int manager_status_json(struct manager *m, struct json_object **ret);
  * JSON (borrowed), NULL when there is none, and error one line saying why when r < 0. */
 typedef void (*manager_release_done_fn)(struct manager *m, const char *device, int r, struct json_object *report,
 					const char *error, void *userdata);
-/* Hold device and release it in a child process; done is called once it ended.  -EBUSY while
- * another release runs (reconciles wait for it too). */
+/* Hold device and release it in a child process; done is called once it ended, which may be
+ * before this returns 0 (when the loop cannot watch the child, it waits for it at once).  -EBUSY
+ * while another release runs (reconciles wait for it too). */
 int manager_release_start(struct manager *m, const char *device, manager_release_done_fn done, void *userdata);
 /* The device being released, or NULL. */
 const char *manager_release_device(const struct manager *m);

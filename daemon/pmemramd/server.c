@@ -25,7 +25,9 @@ struct client {
 	struct manager *m;
 	int fd;
 	struct ucred cred;
-	bool pending; /* the reply comes later (a release in progress) */
+	bool pending;	  /* the reply comes later (a release in progress) */
+	bool dispatching; /* its request is being handled: a reply that comes meanwhile waits in late */
+	struct json_object *late;
 	bool counted; /* in m->n_clients and m->client_uids */
 	sd_event_source *io, *timeout;
 	size_t len;
@@ -65,6 +67,7 @@ static void client_free(struct client *c)
 	sd_event_source_disable_unref(c->timeout);
 	safe_close(c->fd);
 	free(c->out);
+	json_object_put(c->late);
 	if (c->counted) {
 		for (size_t i = 0; i < m->n_client_uids; i++)
 			if (m->client_uids[i] == c->cred.uid) {
@@ -221,6 +224,19 @@ static struct json_object *do_reload(struct manager *m)
 	return do_reconcile(m, "reload requested");
 }
 
+/* The reply to work that ended after its request: sent, or, when the work ended before its request
+ * was handled (a release the loop could not watch, waited for at once), left for on_client_io(), which
+ * still uses the client. */
+static void client_reply_late(struct client *c, struct json_object *reply)
+{
+	if (c->dispatching) {
+		json_object_put(c->late);
+		c->late = reply;
+		return;
+	}
+	client_send(c, reply);
+}
+
 /* The release ended: reply to the client that asked, then let it go. */
 static void on_release_done(struct manager *m, const char *device, int r, struct json_object *report,
 			    const char *error, void *userdata)
@@ -229,7 +245,7 @@ static void on_release_done(struct manager *m, const char *device, int r, struct
 	struct json_object *o;
 
 	if (!report) {
-		client_send(c, reply_error(-r, "%s: cannot release: %s", device, error ? error : strerror(-r)));
+		client_reply_late(c, reply_error(-r, "%s: cannot release: %s", device, error ? error : strerror(-r)));
 		return;
 	}
 	o = json_object_get(report);
@@ -241,7 +257,7 @@ static void on_release_done(struct manager *m, const char *device, int r, struct
 	} else {
 		o = reply_with(o, r >= 0);
 	}
-	client_send(c, o);
+	client_reply_late(c, o);
 }
 
 /* Start the release in a child process; the reply follows when it ends (NULL: pending). */
@@ -336,8 +352,16 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 	}
 	*nl = '\0';
 	req = json_tokener_parse(c->buf);
+	c->dispatching = true;
 	reply = req ? dispatch(c, req) : reply_error(EINVAL, "malformed request: not JSON");
+	c->dispatching = false;
 	json_object_put(req);
+	if (c->late) {
+		/* The work ended before dispatch() returned: its reply is the one. */
+		json_object_put(reply);
+		reply = TAKE_PTR(c->late);
+		c->pending = false;
+	}
 	if (c->pending) {
 		/* Nothing more to read; the reply comes when the work ends, however long it takes. */
 		c->io = sd_event_source_disable_unref(c->io);

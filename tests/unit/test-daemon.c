@@ -38,6 +38,7 @@ struct dirs {
 	char config_env[128];
 	char daxctl_env[128]; /* PMEMRAM_DAXCTL_CONFIG_DIR=ROOT/daxctl.conf.d: none unless a test makes it */
 	const char *log;      /* the daemon's stdout and stderr; NULL: /dev/null */
+	const char *fail;     /* PMEMRAM_FAIL_EVENT for fail-event.so preloaded into the daemon; NULL: none */
 };
 
 static void make_dirs(struct dirs *d)
@@ -50,6 +51,7 @@ static void make_dirs(struct dirs *d)
 	snprintf(d->config_env, sizeof(d->config_env), "PMEMRAM_CONFIG_DIR=%s", d->config);
 	snprintf(d->daxctl_env, sizeof(d->daxctl_env), "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", d->root);
 	d->log = NULL;
+	d->fail = NULL;
 }
 
 static void remove_dirs(struct dirs *d)
@@ -119,6 +121,12 @@ static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_ta
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
 		    setrlimit(RLIMIT_NOFILE, &rl) < 0 || putenv(d->config_env) < 0 || putenv(d->daxctl_env) < 0 ||
 		    snprintf(log_env, sizeof(log_env), "PMEMRAM_LOG_TARGET=%s", log_target) < 0 || putenv(log_env) < 0)
+			_exit(127);
+		/* gcc's ASan runtime wants to be the first library; fail-event.so is not instrumented. */
+		if (d->fail &&
+		    (!getenv("PMEMRAM_FAIL_EVENT_SO") || setenv("LD_PRELOAD", getenv("PMEMRAM_FAIL_EVENT_SO"), 1) < 0 ||
+		     setenv("PMEMRAM_FAIL_EVENT", d->fail, 1) < 0 ||
+		     setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1) < 0))
 			_exit(127);
 		alarm(120);
 		execv(binary, (char *const *)argv);
@@ -460,6 +468,123 @@ static bool file_has(const char *path, const char *want, char *buf, size_t size)
 		usleep(50 * 1000);
 	}
 	return false;
+}
+
+/*
+ * pmemramd's synchronous fallbacks, each run by making the event source it needs fail
+ * (fail-event.so): a release whose report pipe the loop cannot watch is waited for at once and
+ * still answers its client (the client was freed under the request's handler once); a reconcile's
+ * followup that cannot be deferred runs at once; a settle timer that cannot be set makes the
+ * daemon ready at once.  Each then answers status, and stops cleanly.
+ */
+static void daemon_stop(pid_t daemon)
+{
+	int status = -1;
+
+	kill(daemon, SIGTERM);
+	assert_int_equal(waitpid(daemon, &status, 0), daemon);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("pmemramd ended with status 0x%x", status);
+}
+
+static void test_fallback_release(void **state)
+{
+	char *sysfs = NULL, *proc = NULL, reply[8192], log[96], buf[65536];
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* release needs root */
+	make_dirs(&d);
+	/* dax0.0 exists (the release forks its child), online under kmem but claimed by nobody. */
+	assert_int_equal(fake_sysfs_new(&sysfs), 0);
+	assert_int_equal(fake_sysfs_populate(sysfs, FAKE_KERNEL_HMAT), 0);
+	assert_int_equal(fake_sysfs_new(&proc), 0);
+	assert_int_equal(fake_procfs_populate(proc), 0);
+	snprintf(log, sizeof(log), "%s/log", d.root);
+	d.log = log;
+	d.fail = "pipe-io";
+	assert_int_equal(setenv("PMEMRAM_SYSFS_ROOT", sysfs, 1), 0);
+	assert_int_equal(setenv("PMEMRAM_PROCFS_ROOT", proc, 1), 0);
+	daemon = start_daemon(&d, 1024, "stderr");
+	assert_int_equal(unsetenv("PMEMRAM_SYSFS_ROOT"), 0);
+	assert_int_equal(unsetenv("PMEMRAM_PROCFS_ROOT"), 0);
+	request_as(d.socket, -1, "{\"command\":\"release\",\"device\":\"dax0.0\"}\n", reply, sizeof(reply));
+	if (!strstr(reply, "\"device\":\"dax0.0\"") || !strstr(reply, "\"outcome\":"))
+		fail_msg("no release report: %s", reply);
+	assert_true(status_answered(d.socket, 5000));
+	daemon_stop(daemon);
+	read_file(log, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "fail-event: sd_event_add_io on a pipe failed on purpose"));
+	assert_non_null(strstr(buf, "dax0.0: waiting for the release in progress to end"));
+	(void)unlink(log);
+	remove_dirs(&d);
+	fake_sysfs_free(sysfs);
+	fake_sysfs_free(proc);
+}
+
+static void test_fallback_followup(void **state)
+{
+	const char *extra[] = { "--metrics-textfile", NULL, NULL };
+	char metrics[96], log[96], buf[65536], reply[8192];
+	struct dirs d;
+	pid_t daemon;
+
+	(void)state;
+	make_dirs(&d);
+	snprintf(metrics, sizeof(metrics), "%s/pmemram.prom", d.root);
+	snprintf(log, sizeof(log), "%s/log", d.root);
+	extra[1] = metrics;
+	d.log = log;
+	d.fail = "defer";
+	daemon = start_daemon_with(&d, 1024, "stderr", extra);
+	assert_true(file_has(metrics, "pmemram_reconciles_total{result=\"converged\"} 1\n", buf, sizeof(buf)));
+	if (geteuid() == 0) {
+		request_as(d.socket, -1, "{\"command\":\"reconcile\"}\n", reply, sizeof(reply));
+		assert_non_null(strstr(reply, "\"ok\":true"));
+		/* Written before the reply, by the followup run at once. */
+		read_file(metrics, buf, sizeof(buf));
+		assert_non_null(strstr(buf, "pmemram_reconciles_total{result=\"converged\"} 2\n"));
+	}
+	assert_true(status_answered(d.socket, 5000));
+	daemon_stop(daemon);
+	read_file(log, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "fail-event: sd_event_add_defer failed on purpose"));
+	(void)unlink(metrics);
+	(void)unlink(log);
+	remove_dirs(&d);
+}
+
+static void test_fallback_settle(void **state)
+{
+	const char *const extra[] = { "--settle-timeout", "7", NULL };
+	char conf[128], log[96], buf[65536], reply[8192];
+	struct dirs d;
+	pid_t daemon;
+	FILE *f;
+
+	(void)state;
+	make_dirs(&d);
+	snprintf(conf, sizeof(conf), "%s/pmemram.conf", d.config);
+	f = fopen(conf, "w");
+	assert_non_null(f);
+	fputs("[claim \"absent\"]\nmatch = uuid:6e9b4c6d-1f2a-4c3b-9d8e-0a1b2c3d4e5f\n", f);
+	fclose(f);
+	snprintf(log, sizeof(log), "%s/log", d.root);
+	d.log = log;
+	d.fail = "time-in=7";
+	daemon = start_daemon_with(&d, 1024, "stderr", extra);
+	request_as(d.socket, -1, "{\"command\":\"status\"}\n", reply, sizeof(reply));
+	if (!strstr(reply, "\"ready\":true"))
+		fail_msg("not ready at once: %s", reply);
+	daemon_stop(daemon);
+	read_file(log, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "fail-event: sd_event_add_time in 7 s failed on purpose"));
+	assert_non_null(strstr(buf, "ready: cannot wait for unmatched claims"));
+	(void)unlink(conf);
+	(void)unlink(log);
+	remove_dirs(&d);
 }
 
 /* Each line of an NFD feature file: the comment, the expiry about five minutes ahead, then labels
@@ -847,10 +972,17 @@ static void test_journal_message_ids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_socket_not_replaced),    cmocka_unit_test(test_second_daemon_refused),
-		cmocka_unit_test(test_connection_limits),      cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_export_files),	       cmocka_unit_test(test_daxctl_status),
-		cmocka_unit_test(test_daxctl_unmatched_ready), cmocka_unit_test(test_shuffle_live),
+		cmocka_unit_test(test_socket_not_replaced),
+		cmocka_unit_test(test_second_daemon_refused),
+		cmocka_unit_test(test_connection_limits),
+		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_export_files),
+		cmocka_unit_test(test_daxctl_status),
+		cmocka_unit_test(test_daxctl_unmatched_ready),
+		cmocka_unit_test(test_shuffle_live),
+		cmocka_unit_test(test_fallback_release),
+		cmocka_unit_test(test_fallback_followup),
+		cmocka_unit_test(test_fallback_settle),
 		cmocka_unit_test(test_journal_message_ids), /* last: it leaves this process in a namespace */
 	};
 
