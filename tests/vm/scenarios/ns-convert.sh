@@ -8,9 +8,6 @@
 # disabled with its fsdax device still attached; a raw one given to a dax seed
 # that was never enabled) are finished when it starts again, and an unclaimed
 # fsdax namespace beside them is left alone.
-# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
-# in put_page(): see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -9,9 +9,6 @@
 # made here by hand with ndctl while pmemramd is stopped) is finished when
 # pmemramd starts, keeping its UUID, and no other namespace is made although
 # the region has free space.
-# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
-# in put_page(): see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -4,9 +4,6 @@
 # after the claim over the region's free space and onlines it as Movable; a
 # further reconcile makes nothing more, even once space is freed beside it;
 # an unclaimed fsdax namespace in the region is left alone.
-# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
-# in put_page(): see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -16,9 +16,6 @@
 # the writes the kill points rely on.
 # While pmemramd runs by hand, udev must not start the service when a dax
 # device appears (60-pmemram.rules): two daemons would race.
-# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
-# in put_page(): see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -7,9 +7,6 @@
 # kernel onlining blocks during the kmem bind, and auto_online_blocks put back
 # after it, even after a bind that was interrupted; and a bind with kmem not
 # loaded yet.
-# Making or ending its fsdax namespaces flips devmap_managed_key, a static key
-# in put_page(): see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -12,8 +12,6 @@
 # node 2: promotion allocates on the target node within the cpuset only.
 # promotion = off then clears the bit and leaves the rest of the sysctl.
 # Prints "# BENCH promote ..." for tests/bench/tier-bench.sh.
-# The class slices switch cpusets on and off: see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 

@@ -12,8 +12,6 @@
 # loses pages to node 2, with it none, and the kernel never had to break
 # the protection (memory.events low 0).  Prints "# BENCH protect ..." lines
 # for tests/bench/tier-bench.sh.
-# The class slices switch cpusets on and off: see tests/vm/run.sh.
-# vm: tcg-single-thread
 set -u
 . ./lib.sh
 
