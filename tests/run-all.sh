@@ -8,6 +8,15 @@
 # The unit part also runs the fuzz targets (tests/fuzz/run.sh) for 30 s each,
 # and tests/format-check.sh: the C lines changed since .clang-format came
 # follow it, and every source file has its SPDX line.
+#
+# The work runs in lanes, as many as the machine has cores (PMEMRAM_LANES to
+# set them): the unit jobs (the gcc and the clang builds, the plain build
+# under valgrind, the package, the fuzz targets) and the VM scenarios share
+# them, the longest first by the last run's durations
+# ($PMEMRAM_CACHE/timings).  Scenarios marked "alone" in scenarios.list run
+# after the lanes, one at a time, on a quiet machine.  A line is printed as
+# each job ends; a failed scenario's report follows at the end, then the ten
+# slowest scenarios and the time of each part.
 # Ends with "N passed, N failed" counting every unit test and scenario.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/vm/common.sh"
@@ -24,14 +33,24 @@ for arg in "$@"; do
 	*) only+=("$arg") ;;
 	esac
 done
+lanes=${PMEMRAM_LANES:-$(nproc)}
+[[ $lanes =~ ^[1-9][0-9]*$ ]] || bench_die "PMEMRAM_LANES must be a positive number, not '$lanes'"
 
 t0=$(date +%s)
 "$repo/tests/deps.sh"
 passed=0
 failed=0
 failures=()
-timing() { printf 'timing: %-28s %4ds\n' "$1" "$2"; }
-# add_counts LABEL OUTPUT: show OUTPUT's failures and add its closing
+retried=0
+jobdir=$cache/jobs
+timings=$cache/timings
+rm -rf "$jobdir"
+mkdir -p "$jobdir" "$timings"
+# One line per part and per job, for the table at the end: PART SECONDS NAME.
+: >"$jobdir/table"
+timing() { printf '%s %s %s\n' "$1" "$3" "$2" >>"$jobdir/table"; }
+
+# add_counts LABEL OUTPUT SECONDS: show OUTPUT's failures and add its closing
 # "N passed, N failed" to the totals; no such line counts as one failure.
 add_counts() {
 	local re='^([0-9]+) passed, ([0-9]+) failed$' line
@@ -41,10 +60,11 @@ add_counts() {
 		passed=$((passed + BASH_REMATCH[1]))
 		failed=$((failed + BASH_REMATCH[2]))
 		[ "${BASH_REMATCH[2]}" = 0 ] || failures+=("$1: ${BASH_REMATCH[2]} failed")
-		echo "$1: $line"
+		printf '%5ss  %s: %s\n' "$3" "$1" "$line"
 	else
 		failed=$((failed + 1))
 		failures+=("$1: did not finish")
+		printf '%5ss  %s: did not finish\n' "$3" "$1"
 	fi
 }
 
@@ -59,17 +79,14 @@ unit_tree() {
 	echo "$dir"
 }
 
-# unit_check NAME CC: configure with sanitizers, build, make check; adds
-# make check's closing "N passed, N failed" to the totals.
+# unit_check NAME CC: configure with sanitizers, build, make check; prints
+# make check's closing "N passed, N failed".
 unit_check() {
-	local dir log=$cache/build/unit-$1.log s
-	s=$(date +%s)
+	local dir log=$cache/build/unit-$1.log
 	dir=$(unit_tree "$1")
 	(cd "$dir" && autoreconf -fi && CC=$2 ./configure --enable-sanitizers &&
 		make -j"$(nproc)" && make check) >"$log" 2>&1 || tail -n 30 "$log"
-	add_counts "unit tests ($1, ASan+UBSan)" \
-		"$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)"
-	timing "unit tests ($1)" $(($(date +%s) - s))
+	grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1
 }
 
 # The commands that change things, and pmemramd, under valgrind with nothing
@@ -99,24 +116,11 @@ vg_daemon_and_changes() {
 	return "$rc"
 }
 
-if [ "$unit" = 1 ]; then
-	# Format and SPDX lines, on the work tree itself (the format check needs
-	# its history): one test each.
-	s=$(date +%s)
-	add_counts "format and SPDX checks" "$("$repo/tests/format-check.sh" || true)"
-	timing "format and SPDX checks" $(($(date +%s) - s))
-	unit_check gcc gcc
-	# The metrics and NFD files against promtool, node_exporter and NFD's rules, from the gcc
-	# build that make check just made: one test each.
-	s=$(date +%s)
-	add_counts "metrics scrape" "$("$repo/tests/unit/metrics-scrape.sh" "$cache/build/unit-gcc" || true)"
-	timing "metrics scrape" $(($(date +%s) - s))
-	unit_check clang clang
-	# A plain build: the CLI under valgrind (no leaks, no errors) against
-	# this machine's sysfs, then make distcheck.  One test.
-	s=$(date +%s)
+# A plain build: the CLI under valgrind (no leaks, no errors) against this
+# machine's sysfs, then make distcheck.  One test.
+unit_plain() {
+	local dir log=$cache/build/unit-plain.log
 	dir=$(unit_tree plain)
-	log=$cache/build/unit-plain.log
 	vg=(valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99)
 	if (cd "$dir" && autoreconf -fi && ./configure && make -j"$(nproc)" &&
 		"${vg[@]}" ./pmemramctl status --json >/dev/null &&
@@ -124,76 +128,207 @@ if [ "$unit" = 1 ]; then
 		"${vg[@]}" ./pmemramctl plan --json --config "$dir/no-such-dir" >/dev/null &&
 		vg_daemon_and_changes "$dir" &&
 		make -j"$(nproc)" distcheck) >"$log" 2>&1; then
-		add_counts "valgrind + distcheck" "1 passed, 0 failed"
+		echo "1 passed, 0 failed"
 	else
 		tail -n 30 "$log"
-		add_counts "valgrind + distcheck" "0 passed, 1 failed"
+		echo "0 passed, 1 failed"
 	fi
-	timing "valgrind + distcheck" $(($(date +%s) - s))
-	# The Debian package the guest image installs: dpkg-buildpackage -b
-	# (make check included), then lintian with no error or warning.  One test.
-	s=$(date +%s)
-	log=$cache/build/lintian.log
+}
+
+# The Debian package the guest image installs: dpkg-buildpackage -b (make
+# check included), then lintian with no error or warning.  One test.
+unit_package() {
+	local log=$cache/build/lintian.log
 	if (ensure_deb && lintian --fail-on error,warning --pedantic -I \
 		"${project_deb%.deb}.changes") >"$log" 2>&1; then
-		add_counts "debian package + lintian" "1 passed, 0 failed"
+		echo "1 passed, 0 failed"
 	else
 		tail -n 30 "$log"
-		add_counts "debian package + lintian" "0 passed, 1 failed"
+		echo "0 passed, 1 failed"
 	fi
 	grep -E '^[EWIP]: ' "$log" || true
-	timing "debian package + lintian" $(($(date +%s) - s))
-	# libFuzzer targets, 30 s each from their seed corpora: one test each.
-	s=$(date +%s)
-	add_counts "fuzz targets" "$("$repo/tests/fuzz/run.sh" || true)"
-	timing "fuzz targets" $(($(date +%s) - s))
-fi
+}
 
+# The jobs.  A job is an ID: "unit-NAME" or "selftest" (its output ends with
+# "N passed, N failed"), or "vm-RUNNAME", a line of scenarios.list (passes when
+# run.sh does).
+declare -A scen_line scen_alone
+job_label() {
+	case $1 in
+	unit-format) echo "format and SPDX checks" ;;
+	unit-gcc) echo "unit tests (gcc, ASan+UBSan)" ;;
+	unit-clang) echo "unit tests (clang, ASan+UBSan)" ;;
+	unit-metrics) echo "metrics scrape" ;;
+	unit-plain) echo "valgrind + distcheck" ;;
+	unit-package) echo "debian package + lintian" ;;
+	unit-fuzz) echo "fuzz targets" ;;
+	selftest) echo "bench self-test" ;;
+	vm-*) echo "scenario ${1#vm-}" ;;
+	esac
+}
+
+# run_scenario RUNNAME: its line of scenarios.list through run.sh.  Words of
+# the form @VAR=VALUE are scenario environment, "alone" a place in the
+# order, the rest kernel command-line arguments.
+run_scenario() {
+	local scenario topology extra w envargs=() kextra=
+	read -r scenario topology extra <<<"${scen_line[$1]}"
+	for w in $extra; do
+		case $w in
+		@*=*) envargs+=(-e "${w#@}") ;;
+		alone) ;;
+		*) kextra="$kextra $w" ;;
+		esac
+	done
+	"$repo/tests/vm/run.sh" -q -n "$1" -t "$topology" -a "${kextra# }" \
+		"${envargs[@]+"${envargs[@]}"}" "$scenario"
+}
+
+job_exec() {
+	case $1 in
+	unit-format) "$repo/tests/format-check.sh" ;;
+	# The metrics and NFD files against promtool, node_exporter and NFD's rules, from the gcc
+	# build that make check made: one test each.
+	unit-gcc)
+		unit_check gcc gcc
+		echo "== unit-metrics"
+		"$repo/tests/unit/metrics-scrape.sh" "$cache/build/unit-gcc"
+		;;
+	unit-clang) unit_check clang clang ;;
+	unit-plain) unit_plain ;;
+	unit-package) unit_package ;;
+	unit-fuzz) "$repo/tests/fuzz/run.sh" ;;
+	selftest) "$repo/tests/vm/selftest.sh" ;;
+	vm-*) run_scenario "${1#vm-}" ;;
+	esac
+}
+
+# job_done ID STATUS SECONDS: one line for the job, its counts in the totals.
+# A unit job's output may hold several results, each after a line "== ID".
+job_done() {
+	local id=$1 st=$2 secs=$3 out=$jobdir/$1.out part=$1 text= line verdict
+	echo "$secs" >"$timings/$id"
+	timing "$(job_part "$id")" "$id" "$secs"
+	if [[ $id != vm-* ]]; then
+		while IFS= read -r line || [ -n "$line" ]; do
+			if [[ $line == "== "* ]]; then
+				add_counts "$(job_label "$part")" "$text" "$secs"
+				part=${line#== } text=
+			else
+				text+=$line$'\n'
+			fi
+		done <"$out"
+		add_counts "$(job_label "$part")" "$text" "$secs"
+		return
+	fi
+	verdict=$(head -n 1 "$out")
+	! grep -q ' retried' <<<"$verdict" || retried=$((retried + 1))
+	if [ "$st" = 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("scenario ${id#vm-}")
+		failed_runs+=("$id")
+	fi
+	printf '%5ss  %s\n' "$secs" "${verdict:-${id#vm-}: run.sh printed nothing (status $st)}"
+}
+
+job_part() {
+	case $1 in
+	unit-* | selftest) echo "${1%%-*}" ;;
+	vm-*) if [ "${scen_alone[${1#vm-}]}" = 1 ]; then echo alone; else echo lanes; fi ;;
+	esac
+}
+
+# by_duration ID...: the IDs, the longest by the last run first; those never
+# timed before the rest, in the order given.
+by_duration() {
+	local id
+	for id in "$@"; do
+		printf '%s %s\n' "$(cat "$timings/$id" 2>/dev/null || echo 999999)" "$id"
+	done | sort -s -k1,1nr | cut -d' ' -f2
+}
+
+# lanes_run N ID...: run the jobs in the order given, at most N at a time,
+# each one's output in $jobdir/ID.out; job_done as each ends.
+declare -A job_of job_start
+lanes_run() {
+	local n=$1 id pid st running=0
+	shift
+	for id in "$@" ''; do
+		while [ "$running" -gt 0 ] && { [ -z "$id" ] || [ "$running" -ge "$n" ]; }; do
+			st=0
+			wait -n -p pid || st=$?
+			job_done "${job_of[$pid]}" "$st" $(($(date +%s) - job_start[$pid]))
+			running=$((running - 1))
+		done
+		[ -n "$id" ] || break
+		job_exec "$id" >"$jobdir/$id.out" 2>&1 &
+		job_of[$!]=$id
+		job_start[$!]=$(date +%s)
+		running=$((running + 1))
+	done
+}
+
+jobs_lanes=()
+jobs_alone=()
+failed_runs=()
+if [ "$unit" = 1 ]; then
+	jobs_lanes+=(unit-format unit-gcc unit-clang unit-plain unit-package unit-fuzz)
+fi
 if [ "$vm" = 1 ]; then
 	s=$(date +%s)
 	ensure_kernel
-	timing "kernel (build or cache)" $(($(date +%s) - s))
+	timing setup "kernel (build or cache)" $(($(date +%s) - s))
 	# Kernel conventions: checkpatch --strict on every patch of the series.
 	s=$(date +%s)
-	add_counts checkpatch "$("$repo/kernel/check-series.sh" || true)"
-	timing "checkpatch of the series" $(($(date +%s) - s))
+	add_counts checkpatch "$("$repo/kernel/check-series.sh" || true)" $(($(date +%s) - s))
+	timing setup "checkpatch of the series" $(($(date +%s) - s))
 	s=$(date +%s)
 	ensure_image
-	timing "guest image (build or cache)" $(($(date +%s) - s))
-	while read -r rname scenario topology extra; do
+	timing setup "guest image (build or cache)" $(($(date +%s) - s))
+	# Built once for every lane: run.sh takes them as they are.
+	export PMEMRAM_KERNEL_OUT=$kernel_out PMEMRAM_IMAGE=$image
+	while read -r rname rest; do
 		case $rname in '' | \#*) continue ;; esac
 		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$rname"; then
 			continue
 		fi
-		# Words of the form @VAR=VALUE are scenario environment, the
-		# rest kernel command-line arguments.
-		envargs=()
-		kextra=
-		for w in $extra; do
-			case $w in
-			@*=*) envargs+=(-e "${w#@}") ;;
-			*) kextra="$kextra $w" ;;
-			esac
-		done
-		s=$(date +%s)
-		if "$repo/tests/vm/run.sh" -q -n "$rname" -t "$topology" -a "${kextra# }" \
-			"${envargs[@]+"${envargs[@]}"}" "$scenario"; then
-			passed=$((passed + 1))
+		scen_line[$rname]=$rest
+		scen_alone[$rname]=0
+		if [[ " $rest " == *" alone "* ]]; then
+			scen_alone[$rname]=1
+			jobs_alone+=("vm-$rname")
 		else
-			failed=$((failed + 1))
-			failures+=("scenario $rname")
+			jobs_lanes+=("vm-$rname")
 		fi
-		timing "scenario $rname" $(($(date +%s) - s))
 	done <"$repo/tests/vm/scenarios.list"
 	# The bench must fail when it should.
-	if [ ${#only[@]} = 0 ]; then
-		s=$(date +%s)
-		add_counts "bench self-test" "$("$repo/tests/vm/selftest.sh" || true)"
-		timing "bench self-test" $(($(date +%s) - s))
-	fi
+	[ ${#only[@]} -gt 0 ] || jobs_lanes+=(selftest)
 fi
 
-timing "whole suite" $(($(date +%s) - t0))
+s=$(date +%s)
+echo "run-all: ${#jobs_lanes[@]} jobs in $lanes lanes, then ${#jobs_alone[@]} alone"
+# shellcheck disable=SC2046 # IDs are single words
+lanes_run "$lanes" $(by_duration "${jobs_lanes[@]+"${jobs_lanes[@]}"}")
+timing phase "lanes (wall clock)" $(($(date +%s) - s))
+s=$(date +%s)
+lanes_run 1 "${jobs_alone[@]+"${jobs_alone[@]}"}"
+timing phase "alone (wall clock)" $(($(date +%s) - s))
+
+for id in "${failed_runs[@]+"${failed_runs[@]}"}"; do
+	echo "== ${id#vm-}"
+	cat "$jobdir/$id.out"
+done
+echo "The ten slowest scenarios:"
+awk '$1 == "lanes" || $1 == "alone" { printf "%6ds  %s (%s)\n", $2, substr($3, 4), $1 }' "$jobdir/table" |
+	sort -k1,1nr | head -n 10
+echo "Time per part:"
+awk '$1 == "setup" || $1 == "phase" { s = $2; $1 = $2 = ""; printf "%6ds  %s\n", s, substr($0, 3); next }
+	{ sum[$1] += $2; n[$1]++ }
+	END { for (p in sum) printf "%6ds  %s: %d job(s), the sum of their times\n", sum[p], p, n[p] }' "$jobdir/table"
+printf '%6ds  whole suite\n' $(($(date +%s) - t0))
+echo "summary: ${#jobs_lanes[@]} jobs in $lanes lanes and ${#jobs_alone[@]} alone, $retried boot(s) retried, $(($(date +%s) - t0)) s"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

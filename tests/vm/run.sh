@@ -293,7 +293,12 @@ serve_requests() {
 name=${name:-$scenario-$topology}
 run=$cache/runs/$name
 out=$run/share/out
-ensure_image
+# run-all.sh builds the kernel and the image once for all its lanes.
+if [ -n "${PMEMRAM_KERNEL_OUT:-}" ] && [ -n "${PMEMRAM_IMAGE:-}" ]; then
+	kernel_out=$PMEMRAM_KERNEL_OUT image=$PMEMRAM_IMAGE
+else
+	ensure_image
+fi
 
 rm -rf "$run"
 mkdir -p "$out"
