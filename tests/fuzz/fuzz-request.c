@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: pmemramd's request path, the real server.c over its unix socket, with the
- * manager stubbed.  Invariants: every reply is one line of valid UTF-8 JSON, an object with a
- * boolean "ok"; everything logged is printable. */
+ * manager stubbed.  Each input runs twice: as it is, and with the creation of an event source
+ * failing from the Nth on (N from the input), as at ENOMEM or epoll's max_user_watches; the release
+ * stub then finishes before it returns, as manager-release.c does when it cannot watch its child.
+ * Invariants: every reply is one line of valid UTF-8 JSON, an object with a boolean "ok";
+ * everything logged is printable; ASan sees no use of a freed client. */
 #include <errno.h>
+#include <sys/epoll.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -64,14 +68,90 @@ int manager_reconcile(struct manager *m, const char *why)
 	return -EIO;
 }
 
+/* ---- event sources, failing on demand (linked with --wrap) ---- */
+
+int __real_sd_event_add_io(sd_event *e, sd_event_source **s, int fd, uint32_t events, sd_event_io_handler_t cb,
+			   void *userdata);
+int __real_sd_event_add_time(sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy,
+			     sd_event_time_handler_t cb, void *userdata);
+int __real_sd_event_add_defer(sd_event *e, sd_event_source **s, sd_event_handler_t cb, void *userdata);
+int __wrap_sd_event_add_io(sd_event *e, sd_event_source **s, int fd, uint32_t events, sd_event_io_handler_t cb,
+			   void *userdata);
+int __wrap_sd_event_add_time(sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy,
+			     sd_event_time_handler_t cb, void *userdata);
+int __wrap_sd_event_add_defer(sd_event *e, sd_event_source **s, sd_event_handler_t cb, void *userdata);
+
+static long fail_from = -1; /* the creations counted from 0 in this run; -1: none fails */
+static long created;
+
+static bool source_fails(void)
+{
+	return fail_from >= 0 && created++ >= fail_from;
+}
+
+int __wrap_sd_event_add_io(sd_event *e, sd_event_source **s, int fd, uint32_t events, sd_event_io_handler_t cb,
+			   void *userdata)
+{
+	return source_fails() ? -ENOSPC : __real_sd_event_add_io(e, s, fd, events, cb, userdata);
+}
+
+int __wrap_sd_event_add_time(sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy,
+			     sd_event_time_handler_t cb, void *userdata)
+{
+	return source_fails() ? -ENOMEM : __real_sd_event_add_time(e, s, clock, usec, accuracy, cb, userdata);
+}
+
+int __wrap_sd_event_add_defer(sd_event *e, sd_event_source **s, sd_event_handler_t cb, void *userdata)
+{
+	return source_fails() ? -ENOMEM : __real_sd_event_add_defer(e, s, cb, userdata);
+}
+
+/* ---- a release: its "child" reports at once through a pipe the loop watches ---- */
+
+static struct {
+	char device[32];
+	int fd[2];
+	sd_event_source *io;
+	manager_release_done_fn done;
+	void *userdata;
+} rel = { .fd = { -1, -1 } };
+
+static void release_finish(struct manager *m)
+{
+	manager_release_done_fn done = rel.done;
+
+	rel.io = sd_event_source_disable_unref(rel.io);
+	close(rel.fd[0]);
+	close(rel.fd[1]);
+	rel.fd[0] = rel.fd[1] = -1;
+	rel.done = NULL;
+	done(m, rel.device, -ENODEV, NULL, "fuzzing", rel.userdata);
+}
+
+static int on_release_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	release_finish(userdata);
+	return 0;
+}
+
 const char *manager_release_device(const struct manager *m)
 {
-	return NULL;
+	return rel.done ? rel.device : NULL;
 }
 
 int manager_release_start(struct manager *m, const char *device, manager_release_done_fn done, void *userdata)
 {
-	return -ENODEV;
+	if (rel.done)
+		return -EBUSY;
+	if (pipe2(rel.fd, O_CLOEXEC | O_NONBLOCK) < 0 || write(rel.fd[1], "", 1) != 1)
+		abort();
+	(void)snprintf(rel.device, sizeof(rel.device), "%s", device);
+	rel.done = done;
+	rel.userdata = userdata;
+	/* As manager-release.c: a child the loop cannot watch is waited for here. */
+	if (sd_event_add_io(m->event, &rel.io, rel.fd[0], EPOLLIN, on_release_output, m) < 0)
+		release_finish(m);
+	return 0;
 }
 
 int manager_unhold(struct manager *m, const char *device)
@@ -109,14 +189,13 @@ static void setup(void)
 		abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void run_one(const uint8_t *data, size_t size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char reply[1 << 16];
 	size_t len = 0;
 	int fd;
 
-	setup();
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", m.socket_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -154,5 +233,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		json_object_put(o);
 	}
+	/* A release left running (its client gone first) ends before the next run. */
+	while (rel.done)
+		(void)sd_event_run(m.event, 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup();
+	fail_from = -1;
+	run_one(data, size);
+	/* Again with every source from the Nth on failing: 0 fails the accepted client's own. */
+	created = 0;
+	fail_from = size % 4;
+	run_one(data, size);
+	fail_from = -1;
 	return 0;
 }

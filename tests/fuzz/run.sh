@@ -48,7 +48,8 @@ for t in "${targets[@]}"; do
 	libs=()
 	# The request path is pmemramd's own server.c, with the manager stubbed by the target.
 	if [ "$t" = fuzz-request ]; then
-		extra=(-I "$build/src/daemon/pmemramd" "$build/src/daemon/pmemramd/server.c")
+		extra=(-I "$build/src/daemon/pmemramd" "$build/src/daemon/pmemramd/server.c"
+			-Wl,--wrap=sd_event_add_io,--wrap=sd_event_add_time,--wrap=sd_event_add_defer)
 		libs=(-lsystemd -ljson-c)
 	fi
 	if ! clang $flags -fsanitize=fuzzer -include "$build/src/config.h" "${includes[@]}" \
