@@ -311,6 +311,11 @@ int manager_run(struct manager *m)
 	if (sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
 		m->watchdog_usec = 0;
 
+	/* Before the lock, which creates a file beside the socket: --socket naming some other file
+	 * must leave nothing behind. */
+	r = server_check_path(m);
+	if (r < 0)
+		return r;
 	r = lock_runtime_dir(m);
 	if (r < 0)
 		return r;

@@ -249,5 +249,7 @@ int manager_export_start(struct manager *m);
 void manager_export_free(struct manager *m);
 
 /* ---- server.c ---- */
+/* 0 when the socket path is free or a socket (a killed predecessor's); -EEXIST, said, for anything else. */
+int server_check_path(struct manager *m);
 int server_open(struct manager *m);
 void server_close(struct manager *m);

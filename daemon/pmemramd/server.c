@@ -456,11 +456,23 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+int server_check_path(struct manager *m)
+{
+	struct stat st;
+
+	/* Replace only a socket (one left by a killed predecessor), never a file someone named. */
+	if (lstat(m->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		mevent(m, MANAGER_EVENT_START_FAILED, "%s exists and is not a socket: not replacing it",
+		       m->socket_path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
 int server_open(struct manager *m)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_(freep) char *dir = NULL;
-	struct stat st;
 	int r;
 
 	if (strlen(m->socket_path) >= sizeof(sa.sun_path))
@@ -476,12 +488,9 @@ int server_open(struct manager *m)
 		return r;
 	}
 
-	/* Replace only a socket (one left by a killed predecessor), never a file someone named. */
-	if (lstat(m->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		mevent(m, MANAGER_EVENT_START_FAILED, "%s exists and is not a socket: not replacing it",
-		       m->socket_path);
-		return -EEXIST;
-	}
+	r = server_check_path(m);
+	if (r < 0)
+		return r;
 	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (m->listen_fd < 0)
 		return negative_errno();

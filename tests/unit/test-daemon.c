@@ -87,6 +87,13 @@ static void test_socket_not_replaced(void **state)
 	}
 	assert_int_equal(run->status, 1);
 	assert_non_null(strstr(run->err, "exists and is not a socket: not replacing it"));
+	/* Refused before anything was made beside it. */
+	{
+		char lock[128];
+
+		snprintf(lock, sizeof(lock), "%s/pmemramd.lock", d.root);
+		assert_int_equal(access(lock, F_OK), -1);
+	}
 	f = fopen(d.socket, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(content, sizeof(content), f));
