@@ -65,6 +65,27 @@ static void remove_dirs(struct dirs *d)
 	(void)rmdir(d->root);
 }
 
+/* path's content in buf (up to size - 1 bytes), "" when it cannot be read. */
+static void read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* How many times s occurs in text. */
+static unsigned count_of(const char *text, const char *s)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(text, s); p; p = strstr(p + 1, s))
+		n++;
+	return n;
+}
+
 /* --socket naming a file that is not a socket: refused, and the file left as it was. */
 static void test_socket_not_replaced(void **state)
 {
@@ -192,6 +213,46 @@ static bool status_answered(const char *path, int timeout_ms)
 	}
 	close(fd);
 	return ok;
+}
+
+/* One request line (as uid, -1: ours) and its one-line reply in buf ("" when none came). */
+static void request_as(const char *path, int uid, const char *line, char *buf, size_t size)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+	size_t len = 0;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char reply[8192];
+		size_t got = 0;
+		int fd;
+
+		close(p[0]);
+		alarm(20);
+		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
+			_exit(1);
+		fd = connect_to(path, false);
+		if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+			_exit(1);
+		while (got < sizeof(reply) - 1 && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0) {
+			got += (size_t)n;
+			if (memchr(reply, '\n', got))
+				break;
+		}
+		if (write(p[1], reply, got) != (ssize_t)got)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	while (len < size - 1 && (n = read(p[0], buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
 }
 
 /* A second pmemramd on the same runtime directory: refused before it touches anything, naming the
@@ -359,46 +420,6 @@ static void test_connection_limits(void **state)
 	remove_dirs(&d);
 }
 
-/* One request line (as uid, -1: ours) and its one-line reply in buf ("" when none came). */
-static void request_as(const char *path, int uid, const char *line, char *buf, size_t size)
-{
-	int p[2];
-	pid_t pid;
-	ssize_t n;
-	size_t len = 0;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char reply[8192];
-		size_t got = 0;
-		int fd;
-
-		close(p[0]);
-		alarm(20);
-		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
-			_exit(1);
-		fd = connect_to(path, false);
-		if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-			_exit(1);
-		while (got < sizeof(reply) - 1 && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0) {
-			got += (size_t)n;
-			if (memchr(reply, '\n', got))
-				break;
-		}
-		if (write(p[1], reply, got) != (ssize_t)got)
-			_exit(1);
-		_exit(0);
-	}
-	close(p[1]);
-	while (len < size - 1 && (n = read(p[0], buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	buf[len] = '\0';
-	close(p[0]);
-	assert_int_equal(waitpid(pid, NULL, 0), pid);
-}
-
 /* The request path of the real daemon: what it refuses, with which errno and words, and that it
  * keeps answering.  A device name must be daxX.Y, whatever else reaches the socket. */
 static void test_requests(void **state)
@@ -452,17 +473,6 @@ static void test_requests(void **state)
 	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
 	(void)unlink(d.socket);
 	remove_dirs(&d);
-}
-
-/* path's content in buf (up to size - 1 bytes), "" when it cannot be read. */
-static void read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
 }
 
 /* Wait up to 10 s for path to hold want. */
@@ -822,19 +832,6 @@ static void test_daxctl_unmatched_ready(void **state)
 	daxctl_dirs_remove(&d, dir, file);
 }
 
-/* pmemramd sending to the journal: the notices "no configuration", a refused request and a warning on
- * daxctl.conf.d carry their MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
- * socket of the test's own at /run/systemd/journal/socket, in a mount namespace of this process
- * (which is why this test runs last). */
-static unsigned count_of(const char *text, const char *s)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(text, s); p; p = strstr(p + 1, s))
-		n++;
-	return n;
-}
-
 /* On a kernel that switches shuffling per node (a fake sysfs), pmemramd writes the nodes the policy
  * wants at start and again at each reconcile; a node forced off is reported once, not retried. */
 static void test_shuffle_live(void **state)
@@ -903,6 +900,10 @@ static void test_shuffle_live(void **state)
 	remove_dirs(&d);
 }
 
+/* pmemramd sending to the journal: the notices "no configuration", a refused request and a warning on
+ * daxctl.conf.d carry their MESSAGE_IDs, and so does every line at notice or above it sends meanwhile.  The journal is a
+ * socket of the test's own at /run/systemd/journal/socket, in a mount namespace of this process
+ * (which is why this test runs last). */
 static void test_journal_message_ids(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
