@@ -140,7 +140,18 @@ struct manager {
 	size_t n_clients;		       /* connections open */
 	uid_t client_uids[64];		       /* their peers' uids (server.c's CLIENTS_MAX) */
 	size_t n_client_uids;
-	unsigned accept_errors_logged, refusals_logged;
+	/* Bursts of refusals (server.c): accepting paused, and per uid connections turned away.  Each
+	 * is a notice when it starts; what follows is counted, and said when the burst ends, after a
+	 * quiet while. */
+	uint64_t paused_last_usec; /* 0: no burst */
+	unsigned paused_more;
+	struct {
+		uid_t uid;
+		unsigned more;
+		uint64_t last_usec;
+	} refusing[16];
+	size_t n_refusing;
+	sd_event_source *refusals_source; /* ends the bursts that went quiet */
 
 	/* files for others (manager-export.c): NULL when not asked for */
 	const char *metrics_path; /* --metrics-textfile: Prometheus text for node_exporter */

@@ -19,6 +19,7 @@
 #define CLIENTS_MAX_NONROOT 48
 #define CLIENTS_PER_UID_MAX 8
 #define ACCEPT_RETRY_USEC (1000000ULL) /* after EMFILE/ENFILE, with no client to wait for */
+#define REFUSALS_QUIET_USEC (5 * 1000000ULL) /* a burst of refusals ends after this long without one */
 _Static_assert(CLIENTS_MAX <= ELEMENTSOF(((struct manager *)0)->client_uids), "client_uids too small");
 
 struct client {
@@ -398,6 +399,104 @@ static void refuse(int fd, const char *why)
 	safe_close(fd);
 }
 
+static int on_refusals_quiet(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Wake up at usec, when a burst in progress may have gone quiet (unless a wake-up is due already). */
+static void refusals_watch(struct manager *m, uint64_t usec)
+{
+	int enabled = SD_EVENT_OFF;
+
+	if (m->refusals_source)
+		(void)sd_event_source_get_enabled(m->refusals_source, &enabled);
+	if (enabled != SD_EVENT_OFF)
+		return;
+	if (!m->refusals_source) {
+		/* Without it, bursts end at the next refusal after a quiet while, or at exit. */
+		(void)sd_event_add_time(m->event, &m->refusals_source, CLOCK_MONOTONIC, usec, 0, on_refusals_quiet, m);
+		return;
+	}
+	(void)sd_event_source_set_time(m->refusals_source, usec);
+	(void)sd_event_source_set_enabled(m->refusals_source, SD_EVENT_ONESHOT);
+}
+
+/* End the bursts quiet since before now - REFUSALS_QUIET_USEC, saying what each counted. */
+static void refusals_end_quiet(struct manager *m, uint64_t now)
+{
+	if (m->paused_last_usec && now >= m->paused_last_usec + REFUSALS_QUIET_USEC) {
+		mlog(m, LOG_INFO, "accepting on the control socket again (paused %u more times after the notice)",
+		     m->paused_more);
+		m->paused_last_usec = 0;
+	}
+	for (size_t i = 0; i < m->n_refusing;) {
+		if (now < m->refusing[i].last_usec + REFUSALS_QUIET_USEC) {
+			i++;
+			continue;
+		}
+		mlog(m, LOG_INFO, "no longer refusing connections of uid %u (%u more refused after the notice)",
+		     (unsigned)m->refusing[i].uid, m->refusing[i].more);
+		m->refusing[i] = m->refusing[--m->n_refusing];
+	}
+}
+
+static int on_refusals_quiet(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	uint64_t now;
+
+	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+		return 0;
+	uint64_t next = UINT64_MAX;
+
+	refusals_end_quiet(m, now);
+	if (m->paused_last_usec)
+		next = m->paused_last_usec;
+	for (size_t i = 0; i < m->n_refusing; i++)
+		if (m->refusing[i].last_usec < next)
+			next = m->refusing[i].last_usec;
+	if (next != UINT64_MAX)
+		refusals_watch(m, next + REFUSALS_QUIET_USEC);
+	return 0;
+}
+
+/* A connection of uid turned away: a notice when it starts a burst, else counted.  More uids in
+ * bursts at once than are tracked are turned away without a notice of their own. */
+static void note_refused(struct manager *m, uid_t uid, uint64_t now)
+{
+	refusals_end_quiet(m, now);
+	refusals_watch(m, now + REFUSALS_QUIET_USEC);
+	for (size_t i = 0; i < m->n_refusing; i++)
+		if (m->refusing[i].uid == uid) {
+			m->refusing[i].more++;
+			m->refusing[i].last_usec = now;
+			return;
+		}
+	if (m->n_refusing >= ELEMENTSOF(m->refusing))
+		return;
+	m->refusing[m->n_refusing].uid = uid;
+	m->refusing[m->n_refusing].more = 0;
+	m->refusing[m->n_refusing++].last_usec = now;
+	mevent(m, MANAGER_EVENT_CLIENTS_REFUSED, "refusing connections of uid %u: too many open (%zu in all)",
+	       (unsigned)uid, m->n_clients);
+}
+
+/* Accepting paused for want of descriptors (errno still accept4()'s): a notice when it starts a
+ * burst, else counted. */
+static void note_paused(struct manager *m, uint64_t now)
+{
+	int saved = errno;
+
+	refusals_end_quiet(m, now);
+	refusals_watch(m, now + REFUSALS_QUIET_USEC);
+	if (m->paused_last_usec)
+		m->paused_more++;
+	else {
+		m->paused_more = 0;
+		errno = saved;
+		mevent(m, MANAGER_EVENT_ACCEPT_PAUSED, "cannot accept on the control socket: %m; pausing it");
+	}
+	m->paused_last_usec = now;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
@@ -412,9 +511,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		/* Out of descriptors: the pending connection stays readable, so accepting again at once
 		 * would spin.  Wait for a client to leave, or a second. */
 		if ((errno == EMFILE || errno == ENFILE) && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
-			if (!m->accept_errors_logged++)
-				mevent(m, MANAGER_EVENT_ACCEPT_PAUSED,
-				       "cannot accept on the control socket: %m; pausing it");
+			note_paused(m, now);
 			listen_pause(m);
 			if (!m->accept_retry_source)
 				(void)sd_event_add_time(m->event, &m->accept_retry_source, CLOCK_MONOTONIC,
@@ -427,10 +524,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		return 0;
 	}
 	if (cred.uid != 0 && (m->n_clients >= CLIENTS_MAX_NONROOT || clients_of(m, cred.uid) >= CLIENTS_PER_UID_MAX)) {
-		if (!m->refusals_logged++)
-			mevent(m, MANAGER_EVENT_CLIENTS_REFUSED,
-			       "refusing connections of uid %u: too many open (%zu in all)", (unsigned)cred.uid,
-			       m->n_clients);
+		if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+			note_refused(m, cred.uid, now);
 		refuse(cfd, "too many connections");
 		return 0;
 	}
@@ -513,6 +608,8 @@ void server_close(struct manager *m)
 {
 	m->listen_source = sd_event_source_disable_unref(m->listen_source);
 	m->accept_retry_source = sd_event_source_disable_unref(m->accept_retry_source);
+	m->refusals_source = sd_event_source_disable_unref(m->refusals_source);
+	refusals_end_quiet(m, UINT64_MAX - REFUSALS_QUIET_USEC); /* every burst, with its count */
 	if (m->listen_fd >= 0) {
 		m->listen_fd = safe_close(m->listen_fd);
 		(void)unlink(m->socket_path);

@@ -342,25 +342,13 @@ static size_t open_fds(pid_t pid)
 	return n;
 }
 
-/* A local user holding many connections: turned away past its share, no descriptor exhaustion, no
- * spinning, and root still answered.  Then root itself past the descriptor limit: pmemramd pauses
- * accepting instead of spinning on EMFILE, and answers again once the connections are gone. */
-static void test_connection_limits(void **state)
+/* A process of uid 65534 holding HOG connections to path, until killed; returns once they are open. */
+enum { HOG = 200 };
+static pid_t hog_start(const char *path)
 {
-	enum { HOG = 200 };
-	struct dirs d;
-	int ready[2], hog_fds[HOG];
-	unsigned long t0;
-	pid_t daemon, hog;
+	int ready[2];
+	pid_t hog;
 	char c;
-
-	(void)state;
-	if (geteuid() != 0)
-		skip(); /* needs another uid for the hog */
-	make_dirs(&d);
-	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
-	assert_int_equal(chmod(d.root, 0755), 0);
-	daemon = start_daemon(&d, 48, "stderr");
 
 	assert_int_equal(pipe(ready), 0);
 	hog = fork();
@@ -375,26 +363,38 @@ static void test_connection_limits(void **state)
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(1);
 		for (int i = 0; i < HOG; i++)
-			(void)connect_to(d.socket, true);
+			(void)connect_to(path, true);
 		(void)!write(ready[1], "x", 1);
 		pause();
 		_exit(0);
 	}
+	close(ready[1]);
 	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
 	usleep(200 * 1000);
+	return hog;
+}
 
-	t0 = cpu_ticks(daemon);
-	sleep(1);
-	/* spinning would be about one second's worth of ticks (100 at USER_HZ) */
-	assert_true(cpu_ticks(daemon) - t0 < 50);
-	assert_true(status_answered(d.socket, 5000));
-	assert_true(open_fds(daemon) < 40);
-	kill(hog, SIGKILL);
-	assert_int_equal(waitpid(hog, NULL, 0), hog);
+/* Root past the descriptor limit: HOG connections, a second of the daemon's time, then all closed;
+ * returns once root is answered again. */
+static void flood_as_root(const char *path, pid_t daemon)
+{
+	int hog_fds[HOG];
+	unsigned long t0;
+	bool answered = false;
 
-	/* root past the descriptor limit (48): EMFILE */
-	for (int i = 0; i < HOG; i++)
-		hog_fds[i] = connect_to(d.socket, true);
+	/* Connected, not merely queued: more than the daemon has descriptors for, the backlog emptied as
+	 * it accepts (a connect that finds it full fails with EAGAIN, and is tried again). */
+	for (int i = 0, connected = 0, tries = 0; i < HOG; i++) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		hog_fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+		while (connected < 64 && hog_fds[i] >= 0 &&
+		       connect(hog_fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == EAGAIN && tries++ < 500)
+			usleep(10 * 1000);
+		connected++;
+	}
 	usleep(300 * 1000);
 	t0 = cpu_ticks(daemon);
 	sleep(1);
@@ -403,19 +403,62 @@ static void test_connection_limits(void **state)
 		if (hog_fds[i] >= 0)
 			close(hog_fds[i]);
 	/* the daemon sees the hang-ups, frees descriptors, and accepts again within its retry */
-	{
-		bool answered = false;
-
-		for (int i = 0; i < 20 && !answered; i++) {
-			answered = status_answered(d.socket, 2000);
-			if (!answered)
-				usleep(200 * 1000);
-		}
-		assert_true(answered);
+	for (int i = 0; i < 20 && !answered; i++) {
+		answered = status_answered(path, 2000);
+		if (!answered)
+			usleep(200 * 1000);
 	}
+	assert_true(answered);
+}
 
+/* A local user holding many connections: turned away past its share, no descriptor exhaustion, no
+ * spinning, and root still answered.  Then root itself past the descriptor limit: pmemramd pauses
+ * accepting instead of spinning on EMFILE, and answers again once the connections are gone.  Each
+ * burst is one notice, and a line with its count when it went quiet; the same again after a quiet
+ * while is a second burst of each. */
+static void test_connection_limits(void **state)
+{
+	char log[96], buf[65536];
+	struct dirs d;
+	unsigned long t0;
+	pid_t daemon, hog;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs another uid for the hog */
+	make_dirs(&d);
+	snprintf(d.socket, sizeof(d.socket), "%s/pmemramd.sock", d.root);
+	snprintf(log, sizeof(log), "%s/log", d.root);
+	d.log = log;
+	assert_int_equal(chmod(d.root, 0755), 0);
+	daemon = start_daemon(&d, 48, "stderr");
+
+	hog = hog_start(d.socket);
+	t0 = cpu_ticks(daemon);
+	sleep(1);
+	/* spinning would be about one second's worth of ticks (100 at USER_HZ) */
+	assert_true(cpu_ticks(daemon) - t0 < 50);
+	assert_true(status_answered(d.socket, 5000));
+	assert_true(open_fds(daemon) < 40);
+	kill(hog, SIGKILL);
+	assert_int_equal(waitpid(hog, NULL, 0), hog);
+	flood_as_root(d.socket, daemon);
+	/* Both bursts end after 5 s without a refusal; the same again is a second notice of each. */
+	sleep(6);
+	hog = hog_start(d.socket);
+	kill(hog, SIGKILL);
+	assert_int_equal(waitpid(hog, NULL, 0), hog);
+	flood_as_root(d.socket, daemon);
+	/* the second bursts end with the daemon, which says what they counted */
 	kill(daemon, SIGTERM);
 	assert_int_equal(waitpid(daemon, NULL, 0), daemon);
+	read_file(log, buf, sizeof(buf));
+	if (count_of(buf, ": refusing connections of uid 65534: too many open") != 2 ||
+	    count_of(buf, "no longer refusing connections of uid 65534 (") != 2 ||
+	    count_of(buf, "cannot accept on the control socket: Too many open files; pausing it") != 2 ||
+	    count_of(buf, "accepting on the control socket again (paused ") != 2)
+		fail_msg("not one notice per burst:\n%s", buf);
+	(void)unlink(log);
 	(void)unlink(d.socket);
 	remove_dirs(&d);
 }
