@@ -124,6 +124,43 @@ static void test_atomic_path(void **state)
 	assert_string_equal(listing(d), "b");
 }
 
+/* By a path through symbolic links: followed when this user (or root) owns them, chained, relative
+ * or absolute, with .. after them; a link of another user's on the way is refused and nothing is
+ * written where it points. */
+static void test_atomic_path_links(void **state)
+{
+	struct dir *d = *state;
+	char path[160], target[128];
+
+	assert_int_equal(mkdirat(d->fd, "real", 0755), 0);
+	assert_int_equal(mkdirat(d->fd, "real/sub", 0755), 0);
+	assert_int_equal(symlinkat("real", d->fd, "rel"), 0);
+	assert_int_equal(symlinkat("rel/sub", d->fd, "chain"), 0);
+	snprintf(target, sizeof(target), "%s/real", d->path);
+	assert_int_equal(symlinkat(target, d->fd, "abs"), 0);
+	snprintf(path, sizeof(path), "%s/rel/a", d->path);
+	assert_int_equal(file_write_atomic(path, "a", 1, 0644, 0), 0);
+	snprintf(path, sizeof(path), "%s/chain/../b", d->path);
+	assert_int_equal(file_write_atomic(path, "b", 1, 0644, 0), 0);
+	snprintf(path, sizeof(path), "%s/abs/sub/c", d->path);
+	assert_int_equal(file_write_atomic(path, "c", 1, 0644, 0), 0);
+	assert_string_equal(content(d, "real/a"), "a");
+	assert_string_equal(content(d, "real/b"), "b");
+	assert_string_equal(content(d, "real/sub/c"), "c");
+	snprintf(path, sizeof(path), "%s/real/a/x", d->path);
+	assert_int_equal(file_write_atomic(path, "x", 1, 0644, 0), -ENOTDIR);
+
+	if (geteuid() != 0)
+		return; /* a link of another user's takes root to make */
+	assert_int_equal(symlinkat("real/sub", d->fd, "planted"), 0);
+	assert_int_equal(fchownat(d->fd, "planted", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+	snprintf(path, sizeof(path), "%s/planted/d", d->path);
+	assert_int_equal(file_write_atomic(path, "d", 1, 0644, 0), -EPERM);
+	snprintf(path, sizeof(path), "%s/rel/../planted/d", d->path);
+	assert_int_equal(file_write_atomic(path, "d", 1, 0644, 0), -EPERM);
+	assert_int_equal(faccessat(d->fd, "real/sub/d", F_OK, 0), -1);
+}
+
 /* A temporary file is hidden and beside the target until committed; a commit whose rename fails
  * (a non-empty directory of that name) says so, changes nothing, and removes the temporary. */
 static void test_temp_and_commit(void **state)
@@ -172,6 +209,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_atomic_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_path_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temp_and_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),
 	};

@@ -98,6 +98,70 @@ int file_write_atomic_at(int dir_fd, const char *name, const char *content, size
 	return file_commit_at(dir_fd, tmp, name, NULL);
 }
 
+int dir_open_trusted(const char *path)
+{
+	_cleanup_(closep) int fd = -1;
+	char rest[PATH_MAX], target[PATH_MAX];
+	unsigned links = 0;
+	size_t at = 0;
+	int r;
+
+	r = copy_span(rest, sizeof(rest), path, strlen(path));
+	if (r < 0)
+		return r;
+	fd = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	while (rest[at]) {
+		size_t n = strcspn(rest + at, "/");
+		_cleanup_(closep) int next = -1;
+		struct stat st;
+		ssize_t k;
+
+		if (n == 0 || (n == 1 && rest[at] == '.')) {
+			at += n + (rest[at + n] == '/');
+			continue;
+		}
+		if (rest[at + n] == '/')
+			rest[at + n++] = '\0';
+		next = openat(fd, rest + at, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st) < 0)
+			return negative_errno();
+		at += n;
+		if (S_ISDIR(st.st_mode)) {
+			closep(&fd);
+			fd = TAKE_FD(next);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			return -ENOTDIR;
+		/* Planted by someone else, it could send the write anywhere its owner likes. */
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			return -EPERM;
+		if (++links > 40)
+			return -ELOOP;
+		k = readlinkat(next, "", target, sizeof(target) - 1);
+		if (k < 0)
+			return negative_errno();
+		target[k] = '\0';
+		/* The link's target, then what was left after it. */
+		if ((size_t)k + 1 + strlen(rest + at) + 1 > sizeof(rest))
+			return -ENAMETOOLONG;
+		memmove(rest + k + 1, rest + at, strlen(rest + at) + 1);
+		memcpy(rest, target, (size_t)k);
+		rest[k] = '/';
+		at = 0;
+		if (target[0] == '/') {
+			closep(&fd);
+			fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				return negative_errno();
+		}
+	}
+	r = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return r < 0 ? negative_errno() : r;
+}
+
 int file_write_atomic(const char *path, const char *content, size_t len, mode_t mode, unsigned flags)
 {
 	_cleanup_(closep) int dir_fd = -1;
@@ -114,9 +178,9 @@ int file_write_atomic(const char *path, const char *content, size_t len, mode_t 
 			return r;
 	} else
 		strcpy(dir, ".");
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_fd = dir_open_trusted(dir);
 	if (dir_fd < 0)
-		return negative_errno();
+		return dir_fd;
 	return file_write_atomic_at(dir_fd, slash ? slash + 1 : path, content, len, mode, flags);
 }
 

@@ -21,7 +21,11 @@ int file_commit_at(int dir_fd, const char *tmp, const char *name, bool *ret_rena
  * never part of one: file_write_temp_at(), then file_commit_at().  0 or -errno. */
 int file_write_atomic_at(int dir_fd, const char *name, const char *content, size_t len, mode_t mode,
 			 unsigned flags);
-/* The same for a path (its directory opened for the time of the write). */
+/* Open directory path for reading: its descriptor or -errno.  A symbolic link on the way is
+ * followed only when root or this process's user owns it (-EPERM otherwise), so that a link
+ * another user planted in a directory of theirs cannot send a write of root's elsewhere. */
+int dir_open_trusted(const char *path);
+/* The same for a path (its directory opened, with dir_open_trusted(), for the time of the write). */
 int file_write_atomic(const char *path, const char *content, size_t len, mode_t mode, unsigned flags);
 /* Open path (created 0644 when missing, never through a symlink) and lock it with flock(LOCK_EX),
  * waiting for another holder when wait, else failing with -EWOULDBLOCK: the locked descriptor or
