@@ -18,6 +18,7 @@
 
 #include "macro.h"
 #include "messages.h"
+#include "pmemram-plan.h"
 
 #define ENTRIES_MAX 128
 
@@ -345,6 +346,35 @@ static void test_man_page(void **state)
 	}
 }
 
+/* man/pmemramd.8 explains every reason a verdict can give: ".B NAME" on a line of its own, each
+ * '-' escaped as troff wants it. */
+static void test_man_page_reasons(void **state)
+{
+	_cleanup_(fclosep) FILE *f = NULL;
+	_cleanup_(freep) char *text = NULL;
+	char path[PATH_MAX], want[128];
+	size_t size = 0;
+
+	(void)state;
+	src_path("man/pmemramd.8", path, sizeof(path));
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &size, '\0', f) > 0);
+	for (int r = 0; r < _PMEMRAM_REASON_MAX; r++) {
+		size_t n = snprintf(want, sizeof(want), "\n.B ");
+
+		for (const char *p = pmemram_reason_to_string(r); *p && n + 3 < sizeof(want); p++) {
+			if (*p == '-')
+				want[n++] = '\\';
+			want[n++] = *p;
+		}
+		want[n++] = '\n';
+		want[n] = '\0';
+		if (!strstr(text, want))
+			fail_msg("man/pmemramd.8 does not explain the reason %s", pmemram_reason_to_string(r));
+	}
+}
+
 /* Output of a shell command line (stdout and stderr), its exit status in *ret_status. */
 static char *run_shell(const char *cmd, int *ret_status)
 {
@@ -424,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_entries),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_man_page_reasons),
 		cmocka_unit_test(test_journalctl),
 	};
 
