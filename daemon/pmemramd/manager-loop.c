@@ -23,6 +23,8 @@ static void become_ready(struct manager *m, const char *why)
 		return;
 	m->ready = true;
 	m->settle_source = sd_event_source_disable_unref(m->settle_source);
+	/* The reconcile that made it ready counted, and the export written once with both. */
+	manager_followup_flush(m);
 	mlog(m, LOG_INFO, "ready: %s", why);
 	(void)sd_notify(false, "READY=1");
 	manager_notify_status(m);
