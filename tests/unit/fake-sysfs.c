@@ -400,6 +400,7 @@ static int populate_nvdimm(const char *root)
 	CHECK(add_region(root, 2));
 	CHECK(add_namespace(root, 2, 0, "memory", 536870912ULL, FAKE_UUID_FSDAX, "pfn2.1"));
 	CHECK(add_nd_link(root, 2, "pfn2.1"));
+	CHECK(fake_sysfs_write(root, NDBUS "/region2/pfn2.1/uuid", "%s\n", FAKE_UUID_FSDAX_INFO));
 	CHECK(add_disk(root, 2, "pfn2.1", "pmem2", "259:0"));
 	/* region3: a raw namespace, disk pmem3 right below it, not mounted */
 	CHECK(add_region(root, 3));

@@ -21,6 +21,7 @@ enum fake_kernel {
 #define FAKE_UUID_FSDAX "22222222-3333-4444-5555-666666666666"
 #define FAKE_UUID_RAW "33333333-4444-5555-6666-777777777777"
 #define FAKE_UUID_DEVDAX_INFO "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" /* dax1.0's info block */
+#define FAKE_UUID_FSDAX_INFO "bbbbbbbb-cccc-4ddd-8eee-ffffffffffff"  /* pfn2.1's info block */
 /* The onlining rule in the fake udev tree, and the pid mapping /dev/dax1.0 in the fake procfs. */
 #define FAKE_UDEV_RULE "/usr/lib/udev/rules.d/40-vendor.rules:8"
 #define FAKE_DAX_USER "pid 4242 (qemu-system-x86)"

@@ -64,11 +64,13 @@ static void test_namespaces(void **state)
 	assert_int_equal(ns[0].mode, PMEMRAM_NS_FSDAX);
 	assert_int_equal(ns[0].size, 512 * MiB);
 	assert_string_equal(ns[0].blockdev, "pmem2");
+	assert_string_equal(ns[0].info_uuid, FAKE_UUID_FSDAX_INFO); /* pfn2.1's */
 	assert_false(ns[0].mounted);
 
 	assert_string_equal(ns[1].name, "namespace3.0");
 	assert_int_equal(ns[1].mode, PMEMRAM_NS_RAW);
 	assert_string_equal(ns[1].blockdev, "pmem3");
+	assert_string_equal(ns[1].info_uuid, ""); /* raw: no info block */
 	assert_null(pmemram_ctx_get_error_path(ENV(state)->ctx));
 }
 

@@ -931,8 +931,8 @@ static void test_unmatched_text(void **state)
 				   "[claim \"cm\"]\nmatch = cxl-memdev:0x5eed0001\n"
 				   "[claim \"a\"]\nmatch = all-devdax\n";
 	static const char *const texts[] = {
-		"claim 'u' matches no device: compare it with the namespace's UUID in ndctl list -N (the label's, "
-		"or the one the info block names)",
+		"claim 'u' matches no device: compare it with ndctl list -N -v: a claim matches a namespace's uuid "
+		"(its info block's) or its raw_uuid (its own)",
 		"claim 'd' matches no device: dax device names change across boots and hmem and nvdimm devices "
 		"share them: prefer uuid:, hmem: or cxl-memdev:",
 		"claim 'r' matches no device: check ndctl list -R -N: an empty region has no dax device (add "
@@ -1109,6 +1109,25 @@ static void test_namespaces(void **state)
 	w.o.n_unreadable_processes = 3;
 	expect_refusal(&w, CLAIM_UUID "convert = yes\n", PMEMRAM_REASON_USERS_UNKNOWN,
 		       "the descriptors of 3 processes could not be read: one may hold /dev/pmem0 open; not converting");
+	w.o.n_unreadable_processes = 0;
+
+	/* the fsdax info block's UUID, the one ndctl list -N shows, claims it too; daxctl's sections do
+	 * not (daxctl matches enabled dax devices only) */
+	strcpy(w.namespaces[0].info_uuid, UUID3);
+	p = plan(&w, "[claim \"fs\"]\nmatch = uuid:" UUID3 "\n");
+	assert_int_equal(p->n_verdicts, 1);
+	assert_string_equal(p->verdicts[0].claim, "fs");
+	expect_verdict(
+		p, 0, PMEMRAM_VERDICT_REFUSED, PMEMRAM_REASON_NAMESPACE_MODE,
+		"namespace is in fsdax mode, not devdax; 'convert = yes' lets pmemram convert it (destroys its contents)");
+	p = pmemram_plan_free(p);
+	p = plan(&w, "[claim \"fs\"]\nmatch = uuid:" UUID3 "\nconvert = yes\n");
+	assert_int_equal(p->n_actions, 1);
+	expect_action(p, 0, PMEMRAM_ACTION_CONVERT_NAMESPACE, "namespace0.0", 0);
+	/* the conversion checks the namespace's own UUID, which it keeps */
+	assert_string_equal(p->actions[0].uuid, UUID);
+	assert_int_equal(p->n_unmatched, 0);
+	p = pmemram_plan_free(p);
 }
 
 #define CLAIM_CREATE "[claim \"made\"]\nmatch = region:region0\ncreate = devdax\n"

@@ -93,6 +93,24 @@ static int read_ns_identity(struct pmemram_ctx *ctx, const char *ns, char *uuid,
 	return copy_span(uuid, uuid_size, buf, strlen(buf));
 }
 
+/* The UUID in the info block device's uuid file at path (an nd_dax, pfn or btt device's) into buf:
+ * "" when it has none (not set up yet, or not a UUID). */
+static int read_info_uuid(struct pmemram_ctx *ctx, const char *path, char *buf, size_t size)
+{
+	char value[SYSFS_ATTR_MAX];
+	int r;
+
+	buf[0] = '\0';
+	r = sysfs_read_string(ctx, path, value, sizeof(value));
+	if (sysfs_absent(ctx, r))
+		return 0;
+	if (r < 0)
+		return r;
+	if (value[0] && pmemram_uuid_normalize(value) >= 0 && strlen(value) < size)
+		strcpy(buf, value);
+	return 0;
+}
+
 /* A namespace's label name (alt_name); "" when it has none or no labels. */
 static int read_ns_alt_name(struct pmemram_ctx *ctx, const char *ns, char *buf, size_t size)
 {
@@ -112,7 +130,7 @@ static int read_ns_alt_name(struct pmemram_ctx *ctx, const char *ns, char *buf, 
 
 int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_dax *d)
 {
-	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "", info[64];
+	char path[96], ns[32], uuid[sizeof(d->uuid)] = "", region[sizeof(d->region)] = "";
 	int r;
 
 	if (!ctx || !d)
@@ -156,16 +174,7 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 		r = path_printf(path, sizeof(path), DAX_DIR "/%s/../uuid", d->dax.name);
 		if (r < 0)
 			return r;
-		r = sysfs_read_string(ctx, path, info, sizeof(info));
-		if (sysfs_absent(ctx, r)) {
-			r = 0;
-			info[0] = '\0';
-		}
-		if (r < 0)
-			return r;
-		/* Not set yet, or not a UUID: nothing to match */
-		if (info[0] && pmemram_uuid_normalize(info) >= 0 && strlen(info) < sizeof(d->info_uuid))
-			strcpy(d->info_uuid, info);
+		return read_info_uuid(ctx, path, d->info_uuid, sizeof(d->info_uuid));
 	}
 	return 0;
 }
@@ -265,6 +274,14 @@ static int read_namespace(struct pmemram_ctx *ctx, const char *name, struct pmem
 	r = read_blockdev(ctx, buf[0] ? buf : name, ns.blockdev, sizeof(ns.blockdev));
 	if (r < 0)
 		return r;
+	if (buf[0]) {
+		r = path_printf(path, sizeof(path), ND_DIR "/%s/uuid", buf);
+		if (r < 0)
+			return r;
+		r = read_info_uuid(ctx, path, ns.info_uuid, sizeof(ns.info_uuid));
+		if (r < 0)
+			return r;
+	}
 
 	*ret = ns;
 	return 1;

@@ -898,10 +898,13 @@ static int plan_namespace(struct builder *b, const struct pmemram_observed_names
 	enum pmemram_reason reason;
 	int r;
 
-	/* Not daxctl's: it matches the info block of an enabled dax device, and converts nothing. */
+	/* Not daxctl's: it matches the info block of an enabled dax device, and converts nothing.  Ours
+	 * matches the namespace's own UUID or its fsdax or sector info block's, the one ndctl list -N
+	 * shows (conversion keeps both). */
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
-		if (c->claims[i].match == PMEMRAM_MATCH_UUID && !c->claims[i].from_daxctl && ns->uuid[0] &&
-		    strcasecmp(c->claims[i].match_value, ns->uuid) == 0)
+		if (c->claims[i].match == PMEMRAM_MATCH_UUID && !c->claims[i].from_daxctl &&
+		    ((ns->uuid[0] && strcasecmp(c->claims[i].match_value, ns->uuid) == 0) ||
+		     (ns->info_uuid[0] && strcasecmp(c->claims[i].match_value, ns->info_uuid) == 0)))
 			claim = &c->claims[i];
 	for (size_t i = 0; i < c->n_claims && !claim; i++)
 		if (created_by(b->observed, &c->claims[i], ns))
@@ -1196,8 +1199,8 @@ static const char *unmatched_hint(const struct pmemram_claim *c)
 {
 	switch (c->match) {
 	case PMEMRAM_MATCH_UUID:
-		return "compare it with the namespace's UUID in ndctl list -N (the label's, or the one the info "
-		       "block names)";
+		return "compare it with ndctl list -N -v: a claim matches a namespace's uuid (its info block's) "
+		       "or its raw_uuid (its own)";
 	case PMEMRAM_MATCH_DEVICE:
 		return "dax device names change across boots and hmem and nvdimm devices share them: prefer uuid:, "
 		       "hmem: or cxl-memdev:";

@@ -70,6 +70,9 @@ enum pmemram_ns_mode {
 struct pmemram_observed_namespace {
 	char name[32]; /* "namespace0.0" */
 	char uuid[PMEMRAM_UUID_STRING_MAX];
+	/* The info block's, of its fsdax (pfn) or sector (btt) device: the UUID ndctl list -N shows,
+	 * the namespace's own being raw_uuid in ndctl list -N -v; "" when raw. */
+	char info_uuid[PMEMRAM_UUID_STRING_MAX];
 	char region[32];
 	char alt_name[64]; /* the label's name: a claim's name when pmemram created it ("" none) */
 	enum pmemram_ns_mode mode;
