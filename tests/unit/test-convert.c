@@ -306,6 +306,7 @@ static void lib_reset(struct fake_env *env)
 	r->pfn.c = (struct claim){
 		.name = "pfn2.1", .region = r, .ns = add_ns(r, FAKE_UUID_FSDAX, 512 * MiB, false), .enabled = true
 	};
+	uuid_parse_hex(FAKE_UUID_FSDAX_INFO, r->pfn.c.uuid);
 	r->dax_seed = r->n_dax;
 	add_dax(r, 0, NULL, false);
 
@@ -567,6 +568,11 @@ static struct ndctl_dax *fake_namespace_get_dax(struct ndctl_namespace *ns)
 	return NULL;
 }
 
+static void fake_pfn_get_uuid(struct ndctl_pfn *pfn, uuid_t u)
+{
+	memcpy(u, pfn->c.uuid, 16);
+}
+
 static int fake_pfn_delete(struct ndctl_pfn *pfn)
 {
 	int r = step("pfn_delete", pfn->c.name);
@@ -599,6 +605,11 @@ static int dax_change(struct ndctl_dax *dax, const char *call)
 		return -EBUSY;
 	}
 	return r;
+}
+
+static void fake_dax_get_uuid(struct ndctl_dax *dax, uuid_t u)
+{
+	memcpy(u, dax->c.uuid, 16);
 }
 
 static int fake_dax_set_uuid(struct ndctl_dax *dax, uuid_t u)
@@ -707,8 +718,10 @@ static struct ndctl_api fake_api = {
 	.namespace_get_pfn = fake_namespace_get_pfn,
 	.namespace_get_btt = fake_namespace_get_btt,
 	.namespace_get_dax = fake_namespace_get_dax,
+	.pfn_get_uuid = fake_pfn_get_uuid,
 	.pfn_delete = fake_pfn_delete,
 	.region_get_dax_seed = fake_region_get_dax_seed,
+	.dax_get_uuid = fake_dax_get_uuid,
 	.dax_set_uuid = fake_dax_set_uuid,
 	.dax_set_location = fake_dax_set_location,
 	.dax_set_align = fake_dax_set_align,
@@ -796,8 +809,9 @@ static const char *sysfs_ns(const char *ns, const char *attr)
 	return fake_sysfs_read(lib.env->root, path);
 }
 
-/* The namespace is devdax through an enabled dax device set up as convert.c does, UUID uuid. */
-static void assert_devdax(const char *name, const char *uuid)
+/* The namespace is devdax through an enabled dax device set up as convert.c does, UUID uuid, its
+ * info block's info (NULL: a random one). */
+static void assert_devdax(const char *name, const char *uuid, const char *info)
 {
 	struct ndctl_namespace *ns = lib_ns(name);
 	struct ndctl_dax *dax = fake_namespace_get_dax(ns);
@@ -807,8 +821,13 @@ static void assert_devdax(const char *name, const char *uuid)
 	assert_true(dax->c.enabled);
 	assert_int_equal(dax->c.align, PMEMRAM_DEVDAX_ALIGN);
 	assert_int_equal(dax->c.loc, NDCTL_PFN_LOC_PMEM);
-	assert_int_equal(dax->c.uuid[6] >> 4, 4); /* a random info-block UUID, version 4 */
-	assert_int_equal(dax->c.uuid[8] >> 6, 2);
+	if (info) {
+		uuid_text(dax->c.uuid, have, sizeof(have));
+		assert_string_equal(have, info);
+	} else {
+		assert_int_equal(dax->c.uuid[6] >> 4, 4); /* a random info-block UUID, version 4 */
+		assert_int_equal(dax->c.uuid[8] >> 6, 2);
+	}
 	assert_int_equal(ns->enforce, NDCTL_NS_MODE_DEVDAX);
 	assert_null(fake_namespace_get_pfn(ns));
 	uuid_text(ns->uuid, have, sizeof(have));
@@ -837,11 +856,12 @@ static void test_convert_fsdax(void **state)
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
 	assert_string_equal(reason, "namespace2.0: converted to devdax (uuid " FAKE_UUID_FSDAX
 				    " kept; its former contents are gone)");
-	assert_string_equal(lib.calls, "new:ctx namespace_disable_safe:namespace2.0 pfn_delete:pfn2.1 "
-				       "namespace_set_enforce_mode:namespace2.0 dax_set_uuid:dax2.0 "
+	/* The fsdax info block's UUID to the seed before the info block goes: the dax device has it. */
+	assert_string_equal(lib.calls, "new:ctx namespace_disable_safe:namespace2.0 dax_set_uuid:dax2.0 "
+				       "pfn_delete:pfn2.1 namespace_set_enforce_mode:namespace2.0 "
 				       "dax_set_location:dax2.0 dax_set_align:dax2.0 dax_set_namespace:dax2.0 "
 				       "dax_enable:dax2.0");
-	assert_devdax("namespace2.0", FAKE_UUID_FSDAX);
+	assert_devdax("namespace2.0", FAKE_UUID_FSDAX, FAKE_UUID_FSDAX_INFO);
 	assert_string_equal(sysfs_ns("pfn2.1", "driver"), "<absent>");
 
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_ALREADY);
@@ -862,7 +882,7 @@ static void test_convert_raw(void **state)
 				       "namespace_set_enforce_mode:namespace3.0 dax_set_uuid:dax3.0 "
 				       "dax_set_location:dax3.0 dax_set_align:dax3.0 dax_set_namespace:dax3.0 "
 				       "dax_enable:dax3.0");
-	assert_devdax("namespace3.0", FAKE_UUID_RAW);
+	assert_devdax("namespace3.0", FAKE_UUID_RAW, NULL);
 }
 
 static void test_create(void **state)
@@ -878,7 +898,7 @@ static void test_create(void **state)
 				       "namespace_set_size:namespace0.1 namespace_set_enforce_mode:namespace0.1 "
 				       "dax_set_uuid:dax0.2 dax_set_location:dax0.2 dax_set_align:dax0.2 "
 				       "dax_set_namespace:dax0.2 dax_enable:dax0.2");
-	assert_devdax("namespace0.1", MADE_UUID);
+	assert_devdax("namespace0.1", MADE_UUID, NULL);
 	ns = lib_ns("namespace0.1");
 	/* 771 MiB free, aligned down to the region's 16 MiB */
 	assert_int_equal(ns->size, 768 * MiB);
@@ -959,8 +979,8 @@ static void expect_why(const struct failing *f, char *buf, size_t size)
 static const struct failing convert_failures[] = {
 	{ "new", "ndctl_new: " EIO_TEXT, NULL, NULL, false },
 	{ "namespace_disable_safe", "cannot disable it: " EIO_TEXT, "namespace2.0", NULL, false },
+	{ "dax_set_uuid", "cannot give its dax seed the fsdax UUID: " EIO_TEXT, "dax2.0", "uuid", false },
 	{ "pfn_delete", "cannot detach its fsdax device: " EIO_TEXT, "pfn2.1", NULL, false },
-	{ "dax_set_uuid", DAX_SEED, "dax2.0", "uuid", false },
 	{ "dax_set_location", DAX_SEED, "dax2.0", "location", false },
 	{ "dax_set_align", DAX_SEED, "dax2.0", "align", false },
 	{ "dax_set_namespace", DAX_SEED, "dax2.0", "namespace", false },
@@ -993,7 +1013,7 @@ static void test_convert_each_call_fails(void **state)
 		assert_null(fake_namespace_get_dax(lib_ns("namespace2.0")));
 
 		assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
-		assert_devdax("namespace2.0", FAKE_UUID_FSDAX);
+		assert_devdax("namespace2.0", FAKE_UUID_FSDAX, FAKE_UUID_FSDAX_INFO);
 	}
 }
 
@@ -1037,7 +1057,7 @@ static void test_create_each_call_fails(void **state)
 			assert_null(strstr(lib.calls, "namespace_set_size"));
 		}
 		assert_string_equal(reason, "region0: created devdax namespace namespace0.1 named 'made'");
-		assert_devdax("namespace0.1", MADE_UUID);
+		assert_devdax("namespace0.1", MADE_UUID, NULL);
 		assert_int_equal(lib_ns("namespace0.1")->size, 768 * MiB);
 	}
 }
@@ -1179,7 +1199,7 @@ static void test_convert_late_error(void **state)
 			    "library then reported: enabling its dax device failed: " EIO_TEXT
 			    "; libndctl: dax3.0: dax_enable failed: " EIO_TEXT "; dax3.0: enabled, not changing it",
 			    PMEMRAM_PLAN_TEXT_MAX - 1) == 0);
-	assert_devdax("namespace3.0", FAKE_UUID_RAW);
+	assert_devdax("namespace3.0", FAKE_UUID_RAW, NULL);
 
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_ALREADY);
 	assert_string_equal(lib.calls, "");
@@ -1199,7 +1219,7 @@ static void test_create_late_error(void **state)
 			    "region0: created devdax namespace namespace0.1 named 'made'; the library then "
 			    "reported: namespace0.1: enabling its dax device failed: " EIO_TEXT
 			    "; libndctl: dax0.2: dax_enable failed: " EIO_TEXT "; dax0.2: enabled, not changing it");
-	assert_devdax("namespace0.1", MADE_UUID);
+	assert_devdax("namespace0.1", MADE_UUID, NULL);
 }
 
 /* libndctl's error lines, and its debug lines on a failed attribute write, reach the op's words

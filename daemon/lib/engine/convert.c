@@ -134,7 +134,17 @@ static struct ndctl_namespace *namespace_find(const struct ndctl_api *api, struc
 	return NULL;
 }
 
-/* Steps 4 and 5: the region's dax seed (unless one holds the namespace already), enabled. */
+static bool uuid_is_null(const unsigned char *u)
+{
+	for (size_t i = 0; i < 16; i++)
+		if (u[i])
+			return false;
+	return true;
+}
+
+/* Steps 4 and 5: the region's dax seed (unless one holds the namespace already), enabled.  Its info
+ * block's UUID is the one the seed has (the fsdax device's, given to it in step 2, also by an
+ * attempt that failed after), else a random one. */
 static int dax_attach(struct job *j, struct ndctl_region *region, struct ndctl_namespace *ndns, const char *name)
 {
 	const struct ndctl_api *api = j->api;
@@ -146,9 +156,13 @@ static int dax_attach(struct job *j, struct ndctl_region *region, struct ndctl_n
 		dax = api->region_get_dax_seed(region);
 		if (!dax)
 			return job_fail(j, -ENXIO, "%s: its region has no dax seed", name);
-		r = uuid_random(u);
-		if (r >= 0)
-			r = api->dax_set_uuid(dax, u);
+		api->dax_get_uuid(dax, u);
+		r = 0;
+		if (uuid_is_null(u)) {
+			r = uuid_random(u);
+			if (r >= 0)
+				r = api->dax_set_uuid(dax, u);
+		}
 		if (r >= 0)
 			r = api->dax_set_location(dax, NDCTL_PFN_LOC_PMEM);
 		if (r >= 0)
@@ -171,8 +185,9 @@ static int dax_attach(struct job *j, struct ndctl_region *region, struct ndctl_n
 static int devdax_finish(struct job *j, struct ndctl_region *region, struct ndctl_namespace *ndns, const char *name)
 {
 	const struct ndctl_api *api = j->api;
-	struct ndctl_dax *dax;
+	struct ndctl_dax *dax, *seed;
 	struct ndctl_pfn *pfn;
+	unsigned char info[16];
 	int r;
 
 	if (api->namespace_get_btt(ndns))
@@ -187,12 +202,25 @@ static int devdax_finish(struct job *j, struct ndctl_region *region, struct ndct
 		if (r < 0)
 			return job_fail(j, r, "%s: cannot disable it: %s", name, strerror(-r));
 	}
-	/* 2 */
+	/* 2: the fsdax info block's UUID, the one ndctl list -N showed and a claim may name, to the
+	 * dax seed first, so that the dax device keeps it, then the fsdax device gone. */
 	pfn = api->namespace_get_pfn(ndns);
 	if (pfn) {
+		seed = dax ? NULL : api->region_get_dax_seed(region);
+		api->pfn_get_uuid(pfn, info);
+		if (seed && !uuid_is_null(info)) {
+			r = api->dax_set_uuid(seed, info);
+			if (r < 0)
+				return job_fail(j, r, "%s: cannot give its dax seed the fsdax UUID: %s", name,
+						strerror(-r));
+		}
 		r = api->pfn_delete(pfn);
-		if (r < 0)
+		if (r < 0) {
+			/* The fsdax device stays: the seed must not hand its UUID to another namespace. */
+			if (seed)
+				(void)api->dax_set_uuid(seed, (unsigned char[16]){});
 			return job_fail(j, r, "%s: cannot detach its fsdax device: %s", name, strerror(-r));
+		}
 	}
 	/* 3: what ndctl does too, unchecked: kernels before 4.13 lack it. */
 	(void)api->namespace_set_enforce_mode(ndns, NDCTL_NS_MODE_DEVDAX);

@@ -38,8 +38,10 @@ struct ndctl_api {
 	typeof(ndctl_namespace_get_pfn) *namespace_get_pfn;
 	typeof(ndctl_namespace_get_btt) *namespace_get_btt;
 	typeof(ndctl_namespace_get_dax) *namespace_get_dax;
+	typeof(ndctl_pfn_get_uuid) *pfn_get_uuid;
 	typeof(ndctl_pfn_delete) *pfn_delete;
 	typeof(ndctl_region_get_dax_seed) *region_get_dax_seed;
+	typeof(ndctl_dax_get_uuid) *dax_get_uuid;
 	typeof(ndctl_dax_set_uuid) *dax_set_uuid;
 	typeof(ndctl_dax_set_location) *dax_set_location;
 	typeof(ndctl_dax_set_align) *dax_set_align;
