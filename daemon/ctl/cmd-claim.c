@@ -341,6 +341,8 @@ struct outcome {
 	struct change changes[5];
 	size_t n_changes;
 	const char *create_plan; /* with create: what pmemramd's plan does in the region, NULL without */
+	int matched;		 /* a UUID claim: 1 when it matches a device or namespace here, 0 when not,
+				  * -1 unknown (or not a UUID claim) */
 	const char *daemon; /* "reloaded", "not-running", "failed", "not-asked" */
 };
 
@@ -382,7 +384,9 @@ static int print_json(const struct edit *e, const struct outcome *o)
 				    o->have_settings ? json_object_new_boolean(o->settings.create_region) : NULL) == 0;
 	if (ok && streq(e->command, "claim"))
 		ok = json_object_object_add(root, "create_plan",
-					    o->create_plan ? json_object_new_string(o->create_plan) : NULL) == 0;
+					    o->create_plan ? json_object_new_string(o->create_plan) : NULL) == 0 &&
+		     json_object_object_add(root, "matched",
+					    o->matched >= 0 ? json_object_new_boolean(o->matched) : NULL) == 0;
 	if (ok && streq(o->action, "removed"))
 		ok = json_object_object_add(root, "memory_given_back", json_object_new_boolean(false)) == 0;
 	else if (ok) {
@@ -559,6 +563,31 @@ static int check_create(const struct edit *e, const struct pmemram_config *c, co
 	return CTL_EXIT_OK;
 }
 
+/* Whether claim name of c matches a dax device or a namespace on this machine: 1 or 0; -1, said,
+ * when the machine cannot be read. */
+static int matched_here(const struct pmemram_config *c, const char *name)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	_cleanup_(pmemram_plan_freep) struct pmemram_plan *plan = NULL;
+	int r;
+
+	if (ctl_ctx_new(&ctx) < 0)
+		return -1;
+	r = pmemram_observe_lazy(ctx, &o);
+	if (r >= 0)
+		r = pmemram_plan_compute(c, &o->observed, &plan);
+	if (r < 0) {
+		fprintf(stderr, "%s claim: cannot tell whether claim '%s' matches a device here: %s\n",
+			program_invocation_short_name, name, strerror(-r));
+		return -1;
+	}
+	for (size_t i = 0; i < plan->n_unmatched; i++)
+		if (streq(plan->unmatched[i], name))
+			return 0;
+	return 1;
+}
+
 /* Without ret, the whole command: the drop-in, the output, the reload.  With ret, only the
  * drop-in and (unless json) its line of output: the caller reloads and reports. */
 static int do_claim(const char *dir, const char *name, const struct claim_args *a, bool json,
@@ -569,7 +598,7 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 	_cleanup_(pmemram_config_freep) struct pmemram_config *others = NULL, *result = NULL;
 	_cleanup_(freep) char *text = NULL;
 	struct pmemram_config_errors errors = {};
-	struct outcome o = { .action = "created" };
+	struct outcome o = { .action = "created", .matched = -1 };
 	struct settings old, new;
 	const struct pmemram_claim *claim;
 	char source[sizeof(PMEMRAM_CONFIG_DROPIN_DIR "/") + sizeof(e.tmp)], create_plan[PMEMRAM_PLAN_TEXT_MAX + 64];
@@ -603,7 +632,9 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 
 	if (e.owned && parse_settings(&e, e.old_text, e.old_len, &old)) {
 		if (parse_settings(&e, text, (size_t)len, &new) && diff_settings(&old, &new, o.changes) == 0) {
-			o = (struct outcome){ .action = "unchanged", .have_settings = true, .settings = old };
+			o = (struct outcome){
+				.action = "unchanged", .have_settings = true, .settings = old, .matched = -1
+			};
 			if (ret) {
 				if (!json)
 					printf("%s already has claim '%s' with these settings: nothing changed.\n",
@@ -660,6 +691,8 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 
 	claim = pmemram_config_find_claim(result, name);
 	o.have_settings = claim != NULL;
+	if (a->match == PMEMRAM_MATCH_UUID && !ret)
+		o.matched = matched_here(result, name);
 	if (claim)
 		settings_from_claim(claim, &o.settings);
 	if (e.exists) {
@@ -688,6 +721,12 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		if (o.create_plan)
 			printf("Plan for %s.\n", o.create_plan);
 	}
+	if (o.matched == 0)
+		fprintf(stderr,
+			"%s claim: warning: UUID %s matches no namespace or dax device on this machine (ndctl list -N -v "
+			"shows each namespace's uuid and raw_uuid, either of which a claim matches): pmemramd does "
+			"nothing with claim '%s' until one appears\n",
+			program_invocation_short_name, o.settings.value, name);
 	if (o.settings.convert)
 		fprintf(stderr,
 			"%s claim: warning: pmemramd will convert the namespace %s to devdax if it is not: that DESTROYS "
@@ -953,7 +992,7 @@ static int do_unclaim(const char *dir, const char *name, bool json)
 	_cleanup_(edit_done) struct edit e = { .command = "unclaim", .dir = dir, .name = name, .dir_fd = -1,
 					       .dropin_fd = -1 };
 	_cleanup_(pmemram_config_freep) struct pmemram_config *others = NULL;
-	struct outcome o = { .action = "removed" };
+	struct outcome o = { .action = "removed", .matched = -1 };
 	const struct pmemram_claim *claim;
 	int r;
 

@@ -231,7 +231,11 @@ static void test_claim_writes(void **state)
 			     ENV(state)->conf) >= 0);
 	assert_string_equal(run->out, expected);
 	free(expected);
+	/* setup()'s machine has no devices: the UUID matches nothing, and that is said first */
 	assert_true(asprintf(&expected,
+			     "pmemramctl claim: warning: UUID " UUID " matches no namespace or dax device on this "
+			     "machine (ndctl list -N -v shows each namespace's uuid and raw_uuid, either of which a "
+			     "claim matches): pmemramd does nothing with claim 'fast' until one appears\n"
 			     "pmemramctl claim: warning: pmemramd will convert the namespace " UUID
 			     " to devdax if it is not: that DESTROYS the namespace's contents\n%s",
 			     absent) >= 0);
@@ -1056,6 +1060,40 @@ static void fake_system(void **state, void **env)
 		    asprintf(&vars[5], "PMEMRAM_UDEV_ROOT=%s", fake->udev) >= 0);
 }
 
+/* A UUID claim on the fake HMAT machine: the fsdax namespace's own UUID and its info block's (the
+ * one ndctl list -N shows) both match, without a warning; one that matches nothing is written with a
+ * warning, and --json says which. */
+static void test_claim_uuid_matched(void **state)
+{
+	static const struct {
+		const char *uuid;
+		bool matched;
+	} cases[] = {
+		{ FAKE_UUID_FSDAX, true },
+		{ FAKE_UUID_FSDAX_INFO, true },
+		{ FAKE_UUID_DEVDAX_INFO, true },
+		{ "01234567-89ab-4def-8123-456789abcdef", false },
+	};
+	void *env = NULL;
+
+	fake_system(state, &env);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_(freep) struct run *run = NULL, *json = NULL;
+
+		run = RUN(state, "claim", "fs", "--uuid", cases[i].uuid, "--convert", "--destroy-data");
+		assert_int_equal(run->status, 0);
+		if ((strstr(run->err, "matches no namespace or dax device on this machine") != NULL) ==
+		    cases[i].matched)
+			fail_msg("claim --uuid %s: stderr '%s'", cases[i].uuid, run->err);
+		assert_non_null(strstr(run->err, "that DESTROYS the namespace's contents"));
+		json = RUN(state, "--json", "claim", "fs", "--uuid", cases[i].uuid, "--online", "normal");
+		assert_int_equal(json->status, 0);
+		if (!strstr(json->out, cases[i].matched ? "\"matched\":true" : "\"matched\":false"))
+			fail_msg("claim --json --uuid %s: '%s'", cases[i].uuid, json->out);
+	}
+	fake_env_teardown(&env);
+}
+
 /* A section for a device one of pmemram's claims by region already decides for: a drop-in by
  * UUID would outrank that claim, so the section is refused; the others are still written. */
 static void test_from_daxctl_outranked(void **state)
@@ -1292,6 +1330,7 @@ int main(void)
 		CLAIM_TEST(test_claim_hmem),
 		CLAIM_TEST(test_claim_cxl),
 		CLAIM_TEST(test_claim_create),
+		CLAIM_TEST(test_claim_uuid_matched),
 		CLAIM_TEST(test_claim_create_region),
 		CLAIM_TEST(test_claim_conflict),
 		CLAIM_TEST(test_claim_invalid),
