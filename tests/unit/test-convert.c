@@ -525,6 +525,8 @@ static int fake_namespace_set_size(struct ndctl_namespace *ns, unsigned long lon
 	return r;
 }
 
+/* As libndctl's: the namespace disabled, and its fsdax, sector or dax device deleted
+ * (ndctl_namespace_disable_invalidate()). */
 static int fake_namespace_disable_safe(struct ndctl_namespace *ns)
 {
 	const char *mode;
@@ -534,8 +536,10 @@ static int fake_namespace_disable_safe(struct ndctl_namespace *ns)
 	if (r < 0 && !lib.fail_late)
 		return r;
 	ns->enabled = false;
-	if (c)
+	if (c) {
 		c->enabled = false;
+		c->ns = NULL;
+	}
 	mirror();
 	return r;
 }
@@ -856,17 +860,45 @@ static void test_convert_fsdax(void **state)
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
 	assert_string_equal(reason, "namespace2.0: converted to devdax (uuid " FAKE_UUID_FSDAX
 				    " kept; its former contents are gone)");
-	/* The fsdax info block's UUID to the seed before the info block goes: the dax device has it. */
-	assert_string_equal(lib.calls, "new:ctx namespace_disable_safe:namespace2.0 dax_set_uuid:dax2.0 "
-				       "pfn_delete:pfn2.1 namespace_set_enforce_mode:namespace2.0 "
-				       "dax_set_location:dax2.0 dax_set_align:dax2.0 dax_set_namespace:dax2.0 "
-				       "dax_enable:dax2.0");
+	/* The fsdax info block's UUID to the seed before disabling the namespace deletes the fsdax
+	 * device: the dax device has it. */
+	assert_string_equal(lib.calls, "new:ctx dax_set_uuid:dax2.0 namespace_disable_safe:namespace2.0 "
+				       "namespace_set_enforce_mode:namespace2.0 dax_set_location:dax2.0 "
+				       "dax_set_align:dax2.0 dax_set_namespace:dax2.0 dax_enable:dax2.0");
 	assert_devdax("namespace2.0", FAKE_UUID_FSDAX, FAKE_UUID_FSDAX_INFO);
 	assert_string_equal(sysfs_ns("pfn2.1", "driver"), "<absent>");
 
 	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_ALREADY);
 	assert_string_equal(reason, "namespace2.0: already devdax");
 	assert_string_equal(lib.calls, "");
+}
+
+/* A namespace disabled with its fsdax device still attached (a job cut short): the fsdax device
+ * deleted, its UUID kept by the dax device; when the deletion fails, the seed forgets the UUID
+ * (it may go to another namespace), and the next run gives it again. */
+static void test_convert_fsdax_disabled(void **state)
+{
+	static const struct pmemram_action a = CONVERT("namespace2.0", FAKE_UUID_FSDAX);
+	struct ndctl_region *r = &lib.regions[2];
+	char reason[PMEMRAM_PLAN_TEXT_MAX];
+	unsigned char u[16];
+
+	unmount_pmem2(*state);
+	r->pfn.c.enabled = false;
+	mirror();
+	lib.fail = "pfn_delete";
+	assert_int_equal(apply(&a, reason, sizeof(reason)), -EIO);
+	assert_non_null(strstr(reason, "cannot detach its fsdax device: Input/output error"));
+	assert_string_equal(lib.calls, "new:ctx dax_set_uuid:dax2.0 pfn_delete:pfn2.1 dax_set_uuid:dax2.0");
+	fake_dax_get_uuid(&r->dax[r->dax_seed], u);
+	assert_memory_equal(u, (unsigned char[16]){}, 16);
+	assert_non_null(fake_namespace_get_pfn(lib_ns("namespace2.0")));
+
+	assert_int_equal(apply(&a, reason, sizeof(reason)), PMEMRAM_APPLY_DONE);
+	assert_string_equal(lib.calls, "new:ctx dax_set_uuid:dax2.0 pfn_delete:pfn2.1 "
+				       "namespace_set_enforce_mode:namespace2.0 dax_set_location:dax2.0 "
+				       "dax_set_align:dax2.0 dax_set_namespace:dax2.0 dax_enable:dax2.0");
+	assert_devdax("namespace2.0", FAKE_UUID_FSDAX, FAKE_UUID_FSDAX_INFO);
 }
 
 static void test_convert_raw(void **state)
@@ -978,9 +1010,8 @@ static void expect_why(const struct failing *f, char *buf, size_t size)
 
 static const struct failing convert_failures[] = {
 	{ "new", "ndctl_new: " EIO_TEXT, NULL, NULL, false },
-	{ "namespace_disable_safe", "cannot disable it: " EIO_TEXT, "namespace2.0", NULL, false },
 	{ "dax_set_uuid", "cannot give its dax seed the fsdax UUID: " EIO_TEXT, "dax2.0", "uuid", false },
-	{ "pfn_delete", "cannot detach its fsdax device: " EIO_TEXT, "pfn2.1", NULL, false },
+	{ "namespace_disable_safe", "cannot disable it: " EIO_TEXT, "namespace2.0", NULL, false },
 	{ "dax_set_location", DAX_SEED, "dax2.0", "location", false },
 	{ "dax_set_align", DAX_SEED, "dax2.0", "align", false },
 	{ "dax_set_namespace", DAX_SEED, "dax2.0", "namespace", false },
@@ -1288,6 +1319,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_convert_fsdax, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convert_fsdax_disabled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_convert_done_already, setup, teardown),

@@ -181,13 +181,46 @@ static int dax_attach(struct job *j, struct ndctl_region *region, struct ndctl_n
 	return 0;
 }
 
-/* Steps 1 to 5 for a namespace known to be the one wanted. */
+/* Step 0: the fsdax info block's UUID, the one ndctl list -N showed and a claim may name, to the
+ * region's dax seed, before step 1 or 2 deletes the fsdax device: the dax device keeps it.  The
+ * seed given it in *ret_seed (NULL when none was). */
+static int seed_take_uuid(struct job *j, struct ndctl_region *region, struct ndctl_namespace *ndns, const char *name,
+			  struct ndctl_dax **ret_seed)
+{
+	const struct ndctl_api *api = j->api;
+	struct ndctl_pfn *pfn = api->namespace_get_pfn(ndns);
+	struct ndctl_dax *seed;
+	unsigned char info[16];
+	int r;
+
+	*ret_seed = NULL;
+	if (!pfn || api->namespace_get_dax(ndns))
+		return 0;
+	seed = api->region_get_dax_seed(region);
+	api->pfn_get_uuid(pfn, info);
+	if (!seed || uuid_is_null(info))
+		return 0;
+	r = api->dax_set_uuid(seed, info);
+	if (r < 0)
+		return job_fail(j, r, "%s: cannot give its dax seed the fsdax UUID: %s", name, strerror(-r));
+	*ret_seed = seed;
+	return 0;
+}
+
+/* After a failed step 1 or 2: while the fsdax device stays, the seed must not hand its UUID to
+ * another namespace. */
+static void seed_forget_uuid(struct job *j, struct ndctl_namespace *ndns, struct ndctl_dax *seed)
+{
+	if (seed && j->api->namespace_get_pfn(ndns))
+		(void)j->api->dax_set_uuid(seed, (unsigned char[16]){});
+}
+
+/* Steps 0 to 5 for a namespace known to be the one wanted. */
 static int devdax_finish(struct job *j, struct ndctl_region *region, struct ndctl_namespace *ndns, const char *name)
 {
 	const struct ndctl_api *api = j->api;
 	struct ndctl_dax *dax, *seed;
 	struct ndctl_pfn *pfn;
-	unsigned char info[16];
 	int r;
 
 	if (api->namespace_get_btt(ndns))
@@ -196,29 +229,24 @@ static int devdax_finish(struct job *j, struct ndctl_region *region, struct ndct
 	dax = api->namespace_get_dax(ndns);
 	if (dax && api->dax_is_enabled(dax))
 		return 0;
-	/* 1: refused by libndctl while the block device is mounted or open (O_EXCL). */
+	r = seed_take_uuid(j, region, ndns, name, &seed);
+	if (r < 0)
+		return r;
+	/* 1: refused by libndctl while the block device is mounted or open (O_EXCL); it deletes the
+	 * fsdax device too. */
 	if (api->namespace_is_active(ndns)) {
 		r = api->namespace_disable_safe(ndns);
-		if (r < 0)
+		if (r < 0) {
+			seed_forget_uuid(j, ndns, seed);
 			return job_fail(j, r, "%s: cannot disable it: %s", name, strerror(-r));
+		}
 	}
-	/* 2: the fsdax info block's UUID, the one ndctl list -N showed and a claim may name, to the
-	 * dax seed first, so that the dax device keeps it, then the fsdax device gone. */
+	/* 2: a namespace disabled with its fsdax device still attached (a job cut short). */
 	pfn = api->namespace_get_pfn(ndns);
 	if (pfn) {
-		seed = dax ? NULL : api->region_get_dax_seed(region);
-		api->pfn_get_uuid(pfn, info);
-		if (seed && !uuid_is_null(info)) {
-			r = api->dax_set_uuid(seed, info);
-			if (r < 0)
-				return job_fail(j, r, "%s: cannot give its dax seed the fsdax UUID: %s", name,
-						strerror(-r));
-		}
 		r = api->pfn_delete(pfn);
 		if (r < 0) {
-			/* The fsdax device stays: the seed must not hand its UUID to another namespace. */
-			if (seed)
-				(void)api->dax_set_uuid(seed, (unsigned char[16]){});
+			seed_forget_uuid(j, ndns, seed);
 			return job_fail(j, r, "%s: cannot detach its fsdax device: %s", name, strerror(-r));
 		}
 	}

@@ -4,13 +4,15 @@
 # started by systemd: it finishes the job and touches nothing else.
 # pmemramd runs in the foreground under strace, whose fault injection kills it
 # as it is about to write a chosen sysfs file the first time (-P names the
-# file, so no other write counts): for convert = yes, after the fsdax device
-# is disabled, after it is detached, with the dax seed half set up, before the
-# dax device is enabled, and before its memory is onlined; for create =
+# file, so no other write counts): for convert = yes, before the dax seed is
+# given the fsdax device's UUID, after the fsdax device is disabled, after it
+# is detached, with the dax seed half set up, before the dax device is
+# enabled, and before its memory is onlined; for create =
 # devdax, with the seed named but not sized, sized but not devdax, and before
 # the dax device is enabled.  After each kill the half-done state is logged
 # and checked, systemd starts pmemramd, and the namespace must end devdax with
-# its UUID (exactly one namespace for the creation) and online as Movable,
+# its UUID and its fsdax info block's (exactly one namespace for the
+# creation) and online as Movable,
 # while an unclaimed fsdax namespace holding a file is left alone.
 # A first conversion, traced whole (out/convert.trace), shows the order of
 # the writes the kill points rely on.
@@ -19,7 +21,7 @@
 set -u
 . ./lib.sh
 
-plan 39
+plan 43
 conf=/etc/pmemram/pmemram.conf
 out=$PMEMRAM_OUT
 nd=/sys/bus/nd/devices
@@ -115,8 +117,11 @@ next_a() {
 	mkns nsA fsdax 256M "$ua" >/dev/null || bail "cannot create namespace A"
 	nsA=$(jq -r .dev "$out/ns-nsA.json")
 	pfn=$(cat "$nd/$nsA/holder") seed=$(cat "$nd/region0/dax_seed")
+	info=$(cat "$nd/$pfn/uuid")
 }
 seed_none() { echo "$seed mode=none uuid=none namespace=- disabled"; }
+# The seed given the fsdax device's UUID, nothing else yet.
+seed_uuid() { echo "$seed mode=none uuid=set namespace=- disabled"; }
 seed_set() { echo "$seed mode=pmem uuid=set namespace=$1 $2"; }
 
 printf '[claim "conv"]\nmatch = uuid:%s\nconvert = yes\n' "$ua" >"$conf"
@@ -128,7 +133,7 @@ sp=$!
 ok "$nsA converted by pmemramd under strace" wait_for 60 "ns_online $nsA"
 kill "$(pgrep -P "$sp")"
 wait "$sp"
-order=("$drivers/nd_pmem/unbind" "$nd/$pfn/namespace" "$nd/$nsA/holder_class" "$nd/$seed/uuid"
+order=("$nd/$seed/uuid" "$drivers/nd_pmem/unbind" "$nd/$pfn/namespace" "$nd/$nsA/holder_class"
 	"$nd/$seed/namespace" "$drivers/dax_pmem/bind" /sys/bus/dax/drivers/device_dax/remove_id)
 want=$(for f in "${order[@]}"; do realpath "$f"; done)
 got=$(sed -n 's/^[0-9]* *write([0-9]*<\([^>]*\)>.*/\1/p' "$out/convert.trace" | awk '!seen[$0]++' | grep -Fx "$want")
@@ -157,15 +162,18 @@ convert_round() {
 	must "stop pmemramd" stop_daemon
 	next_a
 	kill_round "$1" "$2" "$3" "$nsA"
-	is "$1: $nsA keeps its UUID, the unclaimed $nsD is untouched" "$(cat "$nd/$nsA/uuid") $(d_state)" "$ua $d_want"
+	is "$1: $nsA keeps its UUID and its info block's, the unclaimed $nsD is untouched" \
+		"$(cat "$nd/$nsA/uuid") $(cat "$nd/$(cat "$nd/$nsA/holder")/uuid") $(d_state)" "$ua $info $d_want"
 }
 a_label="uuid=$ua name=nsA size=set"
 # shellcheck disable=SC2016 # expanded in the round
 {
+	convert_round seed-uuid '$nd/$seed/uuid' \
+		"$a_label"' memory holder=$pfn enabled no-dax-device; $(seed_none)'
 	convert_round fsdax-disabled '$nd/$pfn/namespace' \
-		"$a_label"' memory holder=$pfn disabled no-dax-device; $(seed_none)'
+		"$a_label"' memory holder=$pfn disabled no-dax-device; $(seed_uuid)'
 	convert_round fsdax-detached '$nd/$nsA/holder_class' \
-		"$a_label"' raw holder=- disabled no-dax-device; $(seed_none)'
+		"$a_label"' raw holder=- disabled no-dax-device; $(seed_uuid)'
 	convert_round seed-unattached '$nd/$seed/namespace' \
 		"$a_label"' raw holder=- disabled no-dax-device; $(seed_set - disabled)'
 	convert_round dax-disabled "$drivers/dax_pmem/bind" \
