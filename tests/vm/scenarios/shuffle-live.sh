@@ -20,7 +20,7 @@ shuffled() {
 field() { pmemramctl shuffle --json | jq -r "$1"; }
 no_memory() { ! node_in_list "$1" "$(cat /sys/devices/system/node/has_memory)"; }
 
-plan 27
+plan 29
 ok "the kernel switches shuffling per node" test -e /sys/devices/system/node/node0/shuffle/enabled
 is "at boot HMAT shuffles node 1 only" "$(node 0), $(node 1)" "0 default-off, 1 hmat"
 mkdir -p /etc/kernel /etc/pmemram
@@ -96,4 +96,18 @@ while read -r start end; do
 done < <(sed -n 's/^node=2 zone=Movable .* range=(\(0x[0-9a-f]*\) ~ \(0x[0-9a-f]*\)).*/\1 \2/p' <<<"$walks")
 is "node 2's walk covered the zone's span ($span pages)" "$widest" "$span"
 is "nothing walked node 0, which stays unshuffled" "$(grep -c '^node=0 ' <<<"$walks")" 0
+
+# A writer switching node 2 in a loop: each change is logged, but those from sysfs rate limited
+# (the kernel's default, 10 lines per 5 s), not one line each.
+logged() { dmesg | grep -c 'shuffle: node 2: shuffling'; }
+before=$(logged) t0=$(date +%s)
+for i in $(seq 100); do
+	echo 0 >/sys/devices/system/node/node2/shuffle/enabled
+	echo 1 >/sys/devices/system/node/node2/shuffle/enabled
+done
+secs=$(($(date +%s) - t0)) lines=$(($(logged) - before))
+note "200 switches of node 2 in $secs s logged $lines lines"
+ok "200 switches of node 2 in $secs s logged at most 10 lines per 5 s, not 200 ($lines)" \
+	test "$lines" -ge 1 -a "$lines" -le $((10 * (secs / 5 + 1))) -a "$lines" -lt 200
+is "node 2 ends shuffled" "$(node 2)" "1 sysfs"
 done_testing
