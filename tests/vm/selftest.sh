@@ -10,32 +10,31 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-passed=0
-failed=0
-# expect_fail SCENARIO REGEX [run.sh options...]: REGEX may be several lines, each to be found.
+# The cases run side by side: the kernel and the image are made once, before them.
+if [ -z "${PMEMRAM_KERNEL_OUT:-}" ] || [ -z "${PMEMRAM_IMAGE:-}" ]; then
+	ensure_image
+	export PMEMRAM_KERNEL_OUT=$kernel_out PMEMRAM_IMAGE=$image
+fi
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+# expect_fail RUN SCENARIO REGEX [run.sh options...]: run SCENARIO as run RUN; REGEX may be
+# several lines, each to be found.  The verdict goes to $results/RUN (one that did not finish
+# says so), so that cases can run side by side.
 expect_fail() {
-	local scenario=$1 want=$2 out rc=0 found=1 w
-	shift 2
-	out=$("$repo/tests/vm/run.sh" -q -n "selftest-${scenario##*/}" "$@" "$scenario" 2>&1) || rc=$?
+	local run=$1 scenario=$2 want=$3 out rc=0 found=1 w
+	shift 3
+	echo "FAIL selftest $run: did not finish" >"$results/$run"
+	out=$("$repo/tests/vm/run.sh" -q -n "$run" "$@" "$scenario" 2>&1) || rc=$?
 	while IFS= read -r w; do
 		grep -qE -- "$w" <<<"$out" || found=0
 	done <<<"$want"
 	if [ "$rc" = 1 ] && [ "$found" = 1 ]; then
-		passed=$((passed + 1))
-		echo "ok selftest $scenario: failed as it should (/$want/)"
+		echo "ok selftest $run: failed as it should (/$want/)"
 	else
-		failed=$((failed + 1))
-		echo "FAIL selftest $scenario: run.sh exited $rc, wanted 1 and /$want/ in:"
+		echo "FAIL selftest $run: run.sh exited $rc, wanted 1 and /$want/ in:"
 		sed 's/^/    /' <<<"$out" | head -n 20
-	fi
+	fi >"$results/$run"
 }
-
-expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong'
-expect_fail selftest/kernel-trace 'kernel trouble in .*Call Trace'
-# A hung guest also leaves where its vCPUs were, by kernel symbol.
-expect_fail selftest/hang 'timed out after 60s
-vCPUs just before the timeout: [a-z_0-9.]+\+0x[0-9a-f]+ x[0-9]+' -T 60
-expect_fail selftest/failing-first-boot 'boot 1: 1 assertion\(s\) failed'
 # on_qemu NAME TIMES ACTION: run ACTION PID NAME on each of the first TIMES QEMUs of run NAME
 # as soon as it starts.
 on_qemu() {
@@ -63,20 +62,37 @@ stop_vcpus() {
 		sleep 0.1
 	done
 }
-# A QEMU that dies is no longer retried: with one TCG thread nothing explains it.
-on_qemu selftest-crash 1 crash_qemu &
-expect_fail selftest/failing-assertion 'qemu exited with status 139' -n selftest-crash
-wait
+
+# The three cases that wait for a limit (a guest that sleeps or stands still, costing no CPU)
+# run in the background, beside the others.
+# A hung guest also leaves where its vCPUs were, by kernel symbol.
+expect_fail selftest-hang selftest/hang 'timed out after 60s
+vCPUs just before the timeout: [a-z_0-9.]+\+0x[0-9a-f]+ x[0-9]+' -T 60 &
 # A boot that stands still before its scenario starts is killed at the boot limit and retried
 # once; twice fails the run.
-export PMEMRAM_BOOT_LIMIT=60
-on_qemu selftest-hung-once 1 stop_vcpus &
-expect_fail selftest/failing-assertion 'not ok 2 - deliberately wrong
-note: boot 1 retried: in the first attempt, hung before the scenario started' -n selftest-hung-once
+(
+	export PMEMRAM_BOOT_LIMIT=60
+	on_qemu selftest-hung-once 1 stop_vcpus &
+	expect_fail selftest-hung-once selftest/failing-assertion 'not ok 2 - deliberately wrong
+note: boot 1 retried: in the first attempt, hung before the scenario started'
+	wait
+) &
+(
+	export PMEMRAM_BOOT_LIMIT=60
+	on_qemu selftest-hung-twice 2 stop_vcpus &
+	expect_fail selftest-hung-twice selftest/failing-assertion \
+		'boot 1: hung before the scenario started, twice \(see console.failed1.2.log\)'
+	wait
+) &
+expect_fail selftest-failing-assertion selftest/failing-assertion 'not ok 2 - deliberately wrong'
+expect_fail selftest-kernel-trace selftest/kernel-trace 'kernel trouble in .*Call Trace'
+expect_fail selftest-failing-first-boot selftest/failing-first-boot 'boot 1: 1 assertion\(s\) failed'
+# A QEMU that dies is no longer retried: with one TCG thread nothing explains it.
+on_qemu selftest-crash 1 crash_qemu &
+expect_fail selftest-crash selftest/failing-assertion 'qemu exited with status 139'
 wait
-on_qemu selftest-hung-twice 2 stop_vcpus &
-expect_fail selftest/failing-assertion 'boot 1: hung before the scenario started, twice \(see console.failed1.2.log\)' -n selftest-hung-twice
-wait
-unset PMEMRAM_BOOT_LIMIT
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+
+cat "$results"/*
+passed=$(cat "$results"/* | grep -c '^ok ' || true)
+echo "$passed passed, $(($(ls "$results" | wc -l) - passed)) failed"
+[ "$passed" = "$(ls "$results" | wc -l)" ]
