@@ -500,7 +500,7 @@ static void log_result(struct manager *m, const struct pmemram_apply_result *res
 		manager_event(m, MANAGER_EVENT_NAMESPACE_CONVERTED, fields, "%s", res->reason);
 	else if (res->status == PMEMRAM_APPLY_DONE && res->action.type == PMEMRAM_ACTION_CREATE_NAMESPACE)
 		manager_event(m, MANAGER_EVENT_NAMESPACE_CREATED, fields, "%s", res->reason);
-	else if (res->status == PMEMRAM_APPLY_DONE)
+	else if (res->status == PMEMRAM_APPLY_DONE || res->status == PMEMRAM_APPLY_CHANGED)
 		manager_log(m, LOG_INFO, fields, "%s", res->reason);
 	else if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
 		manager_log(m, LOG_DEBUG, fields, "%s", res->reason);

@@ -23,6 +23,7 @@ struct fake {
 	struct fake_env *env;
 	struct pmemram_config *config;
 	int bind_error;	   /* what binding kmem returns */
+	bool bind_probed;  /* the first kmem bind finds device_dax binding it (the kernel's probe) */
 	int disable_error; /* what unbinding device_dax returns (the driver stays) */
 	unsigned n_writes;
 };
@@ -49,6 +50,11 @@ static int fake_bind_kmem(struct pmemram_ctx *ctx, void *userdata, const char *d
 	f->n_writes++;
 	if (f->bind_error)
 		return f->bind_error;
+	if (f->bind_probed) {
+		f->bind_probed = false;
+		assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, device, "device_dax"), 0);
+		return -EBUSY;
+	}
 	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, device, "kmem"), 0);
 	for (unsigned long b = FIRST; b < END; b++)
 		assert_int_equal(fake_sysfs_add_block(f->env->root, b, 2, "offline", "Movable Normal"), 0);
@@ -244,6 +250,32 @@ static void test_failure_observes_again(void **state)
 	assert_int_equal(res->plan->n_actions, 0);
 }
 
+/* A new device read while the kernel still probes it (unbound), which device_dax binds as
+ * pmemram binds kmem: no failure, the next round reads it again and takes it from device_dax. */
+static void test_probed_meanwhile(void **state)
+{
+	_cleanup_(pmemram_reconcile_result_freep) struct pmemram_reconcile_result *res = NULL;
+	struct fake *f = FAKE(state);
+	const struct pmemram_device_verdict *v;
+
+	assert_int_equal(fake_sysfs_set_dax_driver(f->env->root, DEV, NULL), 0);
+	f->bind_probed = true;
+	assert_int_equal(reconcile(f, NULL, 0, &res), 0);
+	assert_int_equal(res->n_failed, 0);
+	assert_int_equal(res->rounds, 2);
+	/* round 1: the bind, then its blocks not attempted; round 2: from device_dax */
+	assert_int_equal(res->results[0].status, PMEMRAM_APPLY_CHANGED);
+	assert_string_equal(res->results[0].reason,
+			    DEV ": device_dax bound it during binding kmem (it was still being probed)");
+	for (size_t i = 1; i <= END - FIRST; i++)
+		assert_int_equal(res->results[i].status, PMEMRAM_APPLY_SKIPPED);
+	assert_int_equal(res->results[END - FIRST + 1].status, PMEMRAM_APPLY_DONE);
+	assert_int_equal(res->results[END - FIRST + 1].action.type, PMEMRAM_ACTION_DISABLE_DEVDAX);
+	v = verdict_of(res, DEV);
+	assert_int_equal(v->verdict, PMEMRAM_VERDICT_CONVERGED);
+	assert_string_equal(fake_sysfs_dax_driver(f->env->root, DEV), "kmem");
+}
+
 /* A device whose unbind failed stays on device_dax: the round after the failure observes again
  * and drops its actions, and does not scan the processes for its users again. */
 static void test_failed_unbind_not_scanned_again(void **state)
@@ -307,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_converged_reads_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records_binds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_observes_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probed_meanwhile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_unbind_not_scanned_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run, setup, teardown),

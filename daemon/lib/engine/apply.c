@@ -49,7 +49,9 @@ _printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status stat
 	(void)vsnprintf(res->reason, sizeof(res->reason), format, args);
 	va_end(args);
 	res->status = status;
-	res->result = status == PMEMRAM_APPLY_FAILED ? (r < 0 ? r : -EIO) : 0;
+	res->result = status == PMEMRAM_APPLY_FAILED	? (r < 0 ? r : -EIO)
+		      : status == PMEMRAM_APPLY_CHANGED ? -EAGAIN
+							: 0;
 	log_debug(run->ctx, "%s: %s", pmemram_apply_status_to_string(status), res->reason);
 	return res->result;
 }
@@ -57,6 +59,7 @@ _printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status stat
 #define succeed(run, already, ...) \
 	finish((run), (already) ? PMEMRAM_APPLY_ALREADY : PMEMRAM_APPLY_DONE, 0, __VA_ARGS__)
 #define fail(run, r, ...) finish((run), PMEMRAM_APPLY_FAILED, (r), __VA_ARGS__)
+#define changed(run, ...) finish((run), PMEMRAM_APPLY_CHANGED, -EAGAIN, __VA_ARGS__)
 
 const char *pmemram_zone_describe(int zone)
 {
@@ -281,6 +284,13 @@ static int read_driver(struct run *run, const char *device)
 	return r;
 }
 
+/* Whether a device read unbound (from "") is bound to device_dax now: the kernel's probe of a new
+ * device ended after the read, which is no failure of anyone's. */
+static bool probed_since(const char *from, const char *driver)
+{
+	return !*from && streq(driver, "device_dax");
+}
+
 /* Move a dax device from driver "from" to driver "to" ("" = unbound) with op, and judge by the
  * driver link read afterwards, not by what op returned. */
 static int device_rebind(struct run *run, const char *device, const char *from, const char *to, device_op op,
@@ -296,6 +306,9 @@ static int device_rebind(struct run *run, const char *device, const char *from, 
 		return fail(run, r, "%s: cannot read its driver: %s", device, strerror(-r));
 	if (streq(driver, to))
 		return succeed(run, true, "%s: already %s", device, want);
+	if (probed_since(from, driver))
+		return changed(run, "%s: bound to device_dax since it was read unbound (still being probed then)",
+			       device);
 	if (!streq(driver, from))
 		return fail(run, -EBUSY, "%s: %s, expected %s: not %s", device,
 			    dax_driver_state(driver, have, sizeof(have)), dax_driver_state(from, before, sizeof(before)),
@@ -307,6 +320,8 @@ static int device_rebind(struct run *run, const char *device, const char *from, 
 		return fail(run, k, "%s: cannot re-read its driver after %s: %s", device, what, strerror(-k));
 	if (streq(driver, to))
 		return succeed(run, r < 0, "%s: %s", device, want);
+	if (probed_since(from, driver))
+		return changed(run, "%s: device_dax bound it during %s (it was still being probed)", device, what);
 	if (r < 0)
 		return fail(run, r, "%s: %s failed: %s", device, what, strerror(-r));
 	return fail(run, -EIO, "%s: %s took no effect: %s", device, what, dax_driver_state(driver, have, sizeof(have)));
@@ -990,7 +1005,8 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 		run.res->state_before = run.res->zone_before = -1;
 
 		if (r < 0) {
-			finish(&run, PMEMRAM_APPLY_SKIPPED, 0, "not attempted: an earlier action failed");
+			finish(&run, PMEMRAM_APPLY_SKIPPED, 0, "not attempted: %s",
+			       report->changed ? "the device changed since it was read" : "an earlier action failed");
 			continue;
 		}
 		if (o->progress)
@@ -1007,7 +1023,9 @@ int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions,
 		r = apply_one(&run, &actions[i]);
 		if (actions[i].type == PMEMRAM_ACTION_BIND_KMEM && run.res->status == PMEMRAM_APPLY_DONE)
 			(void)snprintf(run.bound, sizeof(run.bound), "%s", actions[i].device);
-		if (r < 0)
+		if (run.res->status == PMEMRAM_APPLY_CHANGED)
+			report->changed = true;
+		else if (r < 0)
 			report->failed = (long)i;
 		else
 			report->n_done++;

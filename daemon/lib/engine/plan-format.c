@@ -9,9 +9,8 @@
 #include "pmemram-reconcile.h"
 
 static const char *const apply_status_names[_PMEMRAM_APPLY_STATUS_MAX] = {
-	[PMEMRAM_APPLY_DONE] = "done",	     [PMEMRAM_APPLY_ALREADY] = "already",
-	[PMEMRAM_APPLY_FAILED] = "failed",   [PMEMRAM_APPLY_SKIPPED] = "skipped",
-	[PMEMRAM_APPLY_DRY_RUN] = "dry-run",
+	[PMEMRAM_APPLY_DONE] = "done",	     [PMEMRAM_APPLY_ALREADY] = "already", [PMEMRAM_APPLY_FAILED] = "failed",
+	[PMEMRAM_APPLY_SKIPPED] = "skipped", [PMEMRAM_APPLY_DRY_RUN] = "dry-run", [PMEMRAM_APPLY_CHANGED] = "changed",
 };
 
 const char *pmemram_apply_status_to_string(enum pmemram_apply_status s)
@@ -285,7 +284,7 @@ int pmemram_apply_result_to_json(const struct pmemram_apply_result *res, struct 
 	o = action_to_json(&res->action);
 	ok = json_add(o, "status", json_object_new_string(pmemram_apply_status_to_string(res->status))) &&
 	     json_add(o, "reason", json_object_new_string(res->reason));
-	if (ok && res->result < 0)
+	if (ok && res->status == PMEMRAM_APPLY_FAILED)
 		ok = json_add(o, "errno", json_object_new_int(-res->result));
 	if (!ok) {
 		json_object_put(o);

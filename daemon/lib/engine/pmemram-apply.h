@@ -162,13 +162,16 @@ enum pmemram_apply_status {
 	PMEMRAM_APPLY_FAILED,  /* result and reason say why; the run stopped here */
 	PMEMRAM_APPLY_SKIPPED, /* not attempted because an earlier action failed */
 	PMEMRAM_APPLY_DRY_RUN, /* dry run: reason says what would be done */
+	/* not attempted: the device is no longer as the plan read it, changed by another (the kernel
+	 * binding a device it was still probing); the run stopped here, and the caller plans again */
+	PMEMRAM_APPLY_CHANGED,
 	_PMEMRAM_APPLY_STATUS_MAX,
 };
 
 struct pmemram_apply_result {
 	struct pmemram_action action;
 	enum pmemram_apply_status status;
-	int result;			    /* 0, or -errno when FAILED */
+	int result;			    /* 0; -errno when FAILED, -EAGAIN when CHANGED */
 	char reason[PMEMRAM_PLAN_TEXT_MAX]; /* one line naming the device or block */
 	/* Block actions: the block as first read (enum pmemram_block_state, and its zone when online),
 	 * -1 when not read.  Device actions: its driver as last read ("" unbound), when driver_read. */
@@ -185,13 +188,14 @@ struct pmemram_apply_report {
 	struct pmemram_apply_result *results;
 	size_t n_done;	  /* DONE + ALREADY */
 	long failed;	  /* index of the FAILED result, -1 when none */
+	bool changed;	  /* the run stopped at a CHANGED result */
 };
 
 /*
  * Perform actions[0..n_actions) in order.  Each action is followed by a re-read that checks it took
- * effect (driver link, block state and zone); the first action that fails stops the run and the
- * rest are reported SKIPPED.  Returns 0 when every action succeeded, else the failed action's
- * -errno; *ret_report is set in both cases and must be freed.  -EINVAL/-ENOMEM before anything ran
+ * effect (driver link, block state and zone); the first action that fails, or finds its device
+ * changed by another, stops the run and the rest are reported SKIPPED.  Returns 0 when every
+ * action succeeded, else the failed action's -errno (-EAGAIN for a changed device); *ret_report is set in both cases and must be freed.  -EINVAL/-ENOMEM before anything ran
  * leave *ret_report untouched.  The failing sysfs file, if any, is the context's error path.
  */
 int pmemram_apply(struct pmemram_ctx *ctx, const struct pmemram_action *actions, size_t n_actions,

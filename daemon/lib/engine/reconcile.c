@@ -100,7 +100,7 @@ static int results_append(struct pmemram_reconcile_result *res, const struct pme
 /* Apply the plan's actions device by device; devices that fail join *failed. */
 static int apply_by_device(struct pmemram_ctx *ctx, const struct pmemram_plan *plan,
 			   const struct pmemram_apply_options *apply, struct pmemram_reconcile_result *res,
-			   struct failed_list *failed)
+			   struct failed_list *failed, bool *changed)
 {
 	size_t i = 0;
 
@@ -126,6 +126,7 @@ static int apply_by_device(struct pmemram_ctx *ctx, const struct pmemram_plan *p
 			if (r < 0)
 				return r;
 		}
+		*changed = *changed || report->changed;
 		i = j;
 	}
 	return 0;
@@ -311,6 +312,7 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 
 	for (bool stop = false;;) {
 		size_t done_before = res->n_done, results_before = res->n_results, failed_before = failed.n;
+		bool changed = false;
 		uint64_t t_apply;
 
 		r = observe_and_plan(ctx, config, o, &failed, res, &obs, &plan);
@@ -321,15 +323,16 @@ int pmemram_reconcile(struct pmemram_ctx *ctx, const struct pmemram_config *conf
 
 		res->rounds++;
 		t_apply = now_usec(CLOCK_MONOTONIC);
-		r = apply_by_device(ctx, plan, o->apply, res, &failed);
+		r = apply_by_device(ctx, plan, o->apply, res, &failed, &changed);
 		if (r < 0)
 			goto out;
 		res->apply_usec += now_usec(CLOCK_MONOTONIC) - t_apply;
 		if (dry_run)
 			break;
 		/* A round that changed nothing (every device failed) would only repeat itself: one more
-		 * observation gives the verdicts, and then stop. */
-		stop = res->n_done == done_before;
+		 * observation gives the verdicts, and then stop.  A device another changed meanwhile is
+		 * planned again from the next observation (its result is not carried). */
+		stop = res->n_done == done_before && !changed;
 		plan = pmemram_plan_free(plan);
 		/* A round where every action succeeded is planned again from what the applier verified;
 		 * after a failure the system is read again. */

@@ -121,7 +121,8 @@ static struct pmemram_action action(struct run *run, enum pmemram_action_type ty
 }
 
 /* Perform actions through pmemram_apply() with this release's ops and done callback: 0, or the
- * failed action's -errno with its result (reason, driver as last read) in *ret. */
+ * -errno of the action that stopped the run (failed, or found its device changed) with its result
+ * (reason, driver as last read) in *ret. */
 static int perform(struct run *run, const struct pmemram_action *actions, size_t n, struct pmemram_apply_result *ret)
 {
 	_cleanup_(pmemram_apply_report_freep) struct pmemram_apply_report *report = NULL;
@@ -136,7 +137,12 @@ static int perform(struct run *run, const struct pmemram_action *actions, size_t
 	r = pmemram_apply(run->ctx, actions, n, &o, &report);
 	if (!report)
 		return r;
-	*ret = report->results[report->failed >= 0 ? (size_t)report->failed : report->n_results - 1];
+	*ret = report->results[report->n_results - 1];
+	for (size_t i = 0; i < report->n_results; i++)
+		if (report->results[i].result < 0) {
+			*ret = report->results[i];
+			break;
+		}
 	return r;
 }
 
