@@ -326,19 +326,27 @@ static void test_sources(void **state)
 			fail_msg("event %s is logged nowhere in daemon/pmemramd", manager_events[i].name);
 }
 
-/* man/pmemramd.8 lists every event: ".B ID" and ".BR NAME" on the line after. */
-static void test_man_page(void **state)
+/* man/pmemramd.8, whole (malloc'd). */
+static char *man_page_read(void)
 {
 	_cleanup_(fclosep) FILE *f = NULL;
-	_cleanup_(freep) char *text = NULL;
-	char path[PATH_MAX], want[128];
+	char path[PATH_MAX], *text = NULL;
 	size_t size = 0;
 
-	(void)state;
 	src_path("man/pmemramd.8", path, sizeof(path));
 	f = fopen(path, "re");
 	assert_non_null(f);
 	assert_true(getdelim(&text, &size, '\0', f) > 0);
+	return text;
+}
+
+/* man/pmemramd.8 lists every event: ".B ID" and ".BR NAME" on the line after. */
+static void test_man_page(void **state)
+{
+	_cleanup_(freep) char *text = man_page_read();
+	char want[128];
+
+	(void)state;
 	for (size_t i = 0; i < _MANAGER_EVENT_MAX; i++) {
 		snprintf(want, sizeof(want), "\n.B %s\n.BR %s ", manager_events[i].id, manager_events[i].name);
 		if (!strstr(text, want))
@@ -350,16 +358,10 @@ static void test_man_page(void **state)
  * '-' escaped as troff wants it. */
 static void test_man_page_reasons(void **state)
 {
-	_cleanup_(fclosep) FILE *f = NULL;
-	_cleanup_(freep) char *text = NULL;
-	char path[PATH_MAX], want[128];
-	size_t size = 0;
+	_cleanup_(freep) char *text = man_page_read();
+	char want[128];
 
 	(void)state;
-	src_path("man/pmemramd.8", path, sizeof(path));
-	f = fopen(path, "re");
-	assert_non_null(f);
-	assert_true(getdelim(&text, &size, '\0', f) > 0);
 	for (int r = 0; r < _PMEMRAM_REASON_MAX; r++) {
 		size_t n = snprintf(want, sizeof(want), "\n.B ");
 
