@@ -441,12 +441,10 @@ static void refusals_end_quiet(struct manager *m, uint64_t now)
 static int on_refusals_quiet(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
-	uint64_t now;
+	uint64_t now, next = UINT64_MAX;
 
 	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
 		return 0;
-	uint64_t next = UINT64_MAX;
-
 	refusals_end_quiet(m, now);
 	if (m->paused_last_usec)
 		next = m->paused_last_usec;
