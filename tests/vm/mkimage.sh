@@ -150,6 +150,13 @@ done
 for unit in apt-daily apt-daily-upgrade dpkg-db-backup e2scrub_all fstrim; do
 	ln -sf /dev/null "$stage/etc/systemd/system/$unit.timer"
 done
+# Generators for disks, consoles and boot modes the guest does not have (no
+# encrypted, verity or GPT-discovered volumes, no resume image, no getty:
+# ttyS0's is masked above), each a program run at every boot.
+mkdir -p "$stage/etc/systemd/system-generators"
+for gen in cryptsetup getty gpt-auto hibernate-resume integritysetup veritysetup system-update run; do
+	ln -sf /dev/null "$stage/etc/systemd/system-generators/systemd-$gen-generator"
+done
 ln -sf /lib/systemd/system/multi-user.target "$stage/etc/systemd/system/default.target"
 echo pmemram-guest >"$stage/etc/hostname"
 echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$stage/etc/fstab"
