@@ -71,14 +71,14 @@ vCPUs just before the timeout: [a-z_0-9.]+\+0x[0-9a-f]+ x[0-9]+' -T 60 &
 # A boot that stands still before its scenario starts is killed at the boot limit and retried
 # once; twice fails the run.
 (
-	export PMEMRAM_BOOT_LIMIT=60
+	export PMEMRAM_BOOT_LIMIT=40
 	on_qemu selftest-hung-once 1 stop_vcpus &
 	expect_fail selftest-hung-once selftest/failing-assertion 'not ok 2 - deliberately wrong
 note: boot 1 retried: in the first attempt, hung before the scenario started'
 	wait
 ) &
 (
-	export PMEMRAM_BOOT_LIMIT=60
+	export PMEMRAM_BOOT_LIMIT=40
 	on_qemu selftest-hung-twice 2 stop_vcpus &
 	expect_fail selftest-hung-twice selftest/failing-assertion \
 		'boot 1: hung before the scenario started, twice \(see console.failed1.2.log\)'
