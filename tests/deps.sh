@@ -26,25 +26,48 @@ packages=(
 	python3-ply python3-git
 	# the Debian package (tests/vm/common.sh: ensure_deb) and its lint
 	debhelper dpkg-dev lintian
-	# guest image and QEMU
-	mmdebstrap gpg mount e2fsprogs qemu-system-x86 qemu-utils socat
+	# guest image (QEMU below)
+	mmdebstrap gpg mount e2fsprogs socat
 )
+# QEMU 10 from bookworm-backports (CXL volatile memory, poison injection,
+# dynamic capacity), not Debian 12's 7.2: its source added once, in a file of
+# its own, signed by the archive keyring Debian 12 has.
+qemu_packages=(qemu-system-x86 qemu-utils)
+qemu_min=1:10.0
+backports=/etc/apt/sources.list.d/pmemram-bookworm-backports.sources
 
 missing=()
 for p in "${packages[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$st" = "install ok installed" ] || missing+=("$p")
 done
-if [ ${#missing[@]} = 0 ]; then
-	echo "deps: all ${#packages[@]} packages present" >&2
+old_qemu=()
+for p in "${qemu_packages[@]}"; do
+	v=$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null || true)
+	[[ $v == "install ok installed "* ]] && dpkg --compare-versions "${v##* }" ge "$qemu_min" ||
+		old_qemu+=("$p")
+done
+if [ ${#missing[@]} = 0 ] && [ ${#old_qemu[@]} = 0 ]; then
+	echo "deps: all ${#packages[@]} packages present, and QEMU $qemu_min or later" >&2
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || {
-	echo "deps: missing ${missing[*]}; run as root to install them" >&2
+	echo "deps: missing ${missing[*]} ${old_qemu[*]}; run as root to install them" >&2
 	exit 1
 }
-echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+if [ ${#old_qemu[@]} != 0 ] && [ ! -e "$backports" ]; then
+	printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" "Suites: bookworm-backports" \
+		"Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >"$backports"
+	echo "deps: added $backports" >&2
+fi
 apt-get update -q >/dev/null
-apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: installed ${#missing[@]} package(s)" >&2
+if [ ${#missing[@]} != 0 ]; then
+	echo "deps: installing ${missing[*]}" >&2
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ ${#old_qemu[@]} != 0 ]; then
+	echo "deps: installing ${old_qemu[*]} from bookworm-backports" >&2
+	apt-get install -y -q --no-install-recommends -t bookworm-backports "${old_qemu[@]}" >/dev/null
+fi
+echo "deps: installed $((${#missing[@]} + ${#old_qemu[@]})) package(s)" >&2
