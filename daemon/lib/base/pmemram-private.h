@@ -155,5 +155,14 @@ static inline int copy_span(char *buf, size_t size, const char *s, size_t len)
 	return 0;
 }
 
+/* Whether a binary UUID (libndctl's, libcxl's) is all zeros: unset. */
+static inline bool uuid_is_null(const unsigned char u[16])
+{
+	for (size_t i = 0; i < 16; i++)
+		if (u[i])
+			return false;
+	return true;
+}
+
 /* snprintf into a fixed path buffer, -ENAMETOOLONG on truncation. */
 int path_printf(char *buf, size_t size, const char *format, ...) _printf_(3, 4);

@@ -134,14 +134,6 @@ static struct ndctl_namespace *namespace_find(const struct ndctl_api *api, struc
 	return NULL;
 }
 
-static bool uuid_is_null(const unsigned char *u)
-{
-	for (size_t i = 0; i < 16; i++)
-		if (u[i])
-			return false;
-	return true;
-}
-
 /* Steps 4 and 5: the region's dax seed (unless one holds the namespace already), enabled.  Its info
  * block's UUID is the one the seed has (the fsdax device's, given to it in step 2, also by an
  * attempt that failed after), else a random one. */

@@ -118,14 +118,6 @@ static int record_write(const char *path, const char *decoder, const char *regio
 	return file_write_atomic(path, line, (size_t)n, 0644, 0);
 }
 
-static bool uuid_is_null(const unsigned char u[16])
-{
-	for (size_t i = 0; i < 16; i++)
-		if (u[i])
-			return false;
-	return true;
-}
-
 /* Whether region is a pmem region.  libcxl says so from LIBCXL_5 on (cxl_region_get_mode());
  * before it (Debian 12's libcxl 76), sysfs does: the kernel shows a region's uuid attribute
  * writable only on a pmem region (6.1 hides it on others, later kernels make it read-only). */
