@@ -49,9 +49,7 @@ _printf_(4, 5) static int finish(struct run *run, enum pmemram_apply_status stat
 	(void)vsnprintf(res->reason, sizeof(res->reason), format, args);
 	va_end(args);
 	res->status = status;
-	res->result = status == PMEMRAM_APPLY_FAILED	? (r < 0 ? r : -EIO)
-		      : status == PMEMRAM_APPLY_CHANGED ? -EAGAIN
-							: 0;
+	res->result = status == PMEMRAM_APPLY_FAILED || status == PMEMRAM_APPLY_CHANGED ? (r < 0 ? r : -EIO) : 0;
 	log_debug(run->ctx, "%s: %s", pmemram_apply_status_to_string(status), res->reason);
 	return res->result;
 }
