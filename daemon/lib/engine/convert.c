@@ -135,7 +135,7 @@ static struct ndctl_namespace *namespace_find(const struct ndctl_api *api, struc
 }
 
 /* Steps 4 and 5: the region's dax seed (unless one holds the namespace already), enabled.  Its info
- * block's UUID is the one the seed has (the fsdax device's, given to it in step 2, also by an
+ * block's UUID is the one the seed has (the fsdax device's, given to it in step 0, also by an
  * attempt that failed after), else a random one. */
 static int dax_attach(struct job *j, struct ndctl_region *region, struct ndctl_namespace *ndns, const char *name)
 {
