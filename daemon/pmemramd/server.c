@@ -566,11 +566,12 @@ int server_open(struct manager *m)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_(freep) char *dir = NULL;
+	mode_t mask;
 	int r;
 
-	if (strlen(m->socket_path) >= sizeof(sa.sun_path))
+	/* Bound under a name of its own first: see below. */
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.new", m->socket_path) >= (int)sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, m->socket_path, strlen(m->socket_path) + 1);
 
 	dir = strdup(m->socket_path);
 	if (!dir)
@@ -587,16 +588,20 @@ int server_open(struct manager *m)
 	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (m->listen_fd < 0)
 		return negative_errno();
-	(void)unlink(m->socket_path);
-	if (bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(m->listen_fd, 16) < 0) {
+	/*
+	 * Everyone may ask for status; changes are checked per request with SO_PEERCRED.  The socket
+	 * is made with that mode and listening before it appears under its name, so that a client
+	 * which sees the name never meets a socket still refusing it (EACCES before a chmod,
+	 * ECONNREFUSED before listen()).
+	 */
+	(void)unlink(sa.sun_path);
+	mask = umask(0111);
+	r = bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(mask);
+	if (r < 0 || listen(m->listen_fd, 16) < 0 || rename(sa.sun_path, m->socket_path) < 0) {
 		r = negative_errno();
+		(void)unlink(sa.sun_path);
 		mevent(m, MANAGER_EVENT_START_FAILED, "cannot listen on %s: %s", m->socket_path, strerror(-r));
-		return r;
-	}
-	/* Everyone may ask for status; changes are checked per request with SO_PEERCRED. */
-	if (chmod(m->socket_path, 0666) < 0) {
-		r = negative_errno();
-		mevent(m, MANAGER_EVENT_START_FAILED, "cannot chmod %s: %s", m->socket_path, strerror(-r));
 		return r;
 	}
 	return sd_event_add_io(m->event, &m->listen_source, m->listen_fd, EPOLLIN, on_accept, m);

@@ -131,6 +131,7 @@ static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_ta
 
 	const char *binary = getenv("PMEMRAMD");
 	const char *argv[16] = { "pmemramd", "--socket", d->socket, "--settle-timeout", "0" };
+	struct stat st;
 	size_t n = 5;
 	pid_t pid;
 
@@ -160,9 +161,12 @@ static pid_t start_daemon_with(struct dirs *d, rlim_t nofile, const char *log_ta
 		execv(binary, (char *const *)argv);
 		_exit(127);
 	}
-	for (int i = 0; i < 200 && access(d->socket, F_OK) < 0; i++)
-		usleep(50 * 1000);
-	assert_int_equal(access(d->socket, F_OK), 0);
+	for (int i = 0; i < 2000 && lstat(d->socket, &st) < 0; i++)
+		usleep(5 * 1000);
+	/* Seen under its name, the socket is already listening, and open to every uid. */
+	assert_int_equal(lstat(d->socket, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0666);
 	return pid;
 }
 
