@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Build the pmemram test kernel from Debian's linux-source-6.1 into a cache.
+# Build a platform's pmemram test kernel from Debian's linux-source package
+# into a cache: linux-source-6.12 for trixie (the default), linux-source-6.1
+# for bookworm.
 #
-# Usage: kernel/build.sh [--print-key] [--force]
+# Usage: kernel/build.sh [-p trixie|bookworm] [--print-key] [--force]
 #
-# The result lives in $PMEMRAM_CACHE/kernel/out/<key>/ (bzImage, config,
+# The result lives in $PMEMRAM_CACHE/kernel/KVER/out/<key>/ (bzImage, config,
 # modules/ ready to copy into a guest, kernelrelease) and is keyed by a hash of
-# the source tarball, kernel/patches/series with every patch it names, the
-# config fragments and this script.  An unchanged rerun takes seconds.  The
+# the source tarball, kernel/patches/KVER/series with every patch it names, the
+# config (kernel/config/*.config, kernel/config/KVER/*.config, and the Debian
+# settings kernel/config/KVER/debian.options selects, where it exists) and
+# this script.  An unchanged rerun takes seconds.  The
 # source tree is a git repository in the cache: each build resets it to the
 # pristine tarball and applies the series with `git am`, and the object tree
 # (O=) is kept, so a changed patch rebuilds only what it touches.
@@ -17,14 +21,24 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
-kcache=$cache/kernel
-tarball=${PMEMRAM_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${PMEMRAM_JOBS:-$(nproc)}
+platform=trixie
 force=0
 print_key=0
 
-for arg in "$@"; do
+while [ $# -gt 0 ]; do
+	arg=$1
+	shift
 	case $arg in
+	-p | --platform)
+		[ $# -gt 0 ] || {
+			echo "build.sh: $arg needs a platform (trixie or bookworm)" >&2
+			exit 1
+		}
+		platform=$1
+		shift
+		;;
+	--platform=*) platform=${arg#--platform=} ;;
 	--force) force=1 ;;
 	--print-key) print_key=1 ;;
 	-h | --help)
@@ -44,14 +58,36 @@ die() {
 	exit 1
 }
 
-[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.1)"
+. "$here/lib.sh"
+kver=$(platform_kernel "$platform") || die "unknown platform '$platform' (${platforms[*]})"
+kcache=$cache/kernel/$kver
+tarball=/usr/src/linux-source-$kver.tar.xz
+[ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-$kver)"
 
 src=$kcache/src
-. "$here/lib.sh"
-read_series
-fragments=("$here"/config/*.config)
-
+read_series "$kver"
 mkdir -p "$kcache"
+
+# Debian's own settings for what debian.options names, as a fragment merged
+# before the project's version-specific ones (which may not name them).
+fragments=("$here"/config/*.config)
+options=$here/config/$kver/debian.options
+if [ -f "$options" ]; then
+	debian_config=/usr/src/linux-config-$kver/config.amd64_none_amd64.xz
+	[ -r "$debian_config" ] || die "$debian_config not found (apt-get install linux-config-$kver)"
+	names=$(grep -Ev '^(#|!|$)' "$options" | paste -sd '|')
+	left_out=$(sed -n 's/^!\([A-Z0-9_]*\).*/\1/p' "$options" | paste -sd '|')
+	{
+		echo "# From $debian_config, as $options selects"
+		xzcat "$debian_config" | grep -E "^(CONFIG_($names)=|# CONFIG_($names) is not set$)" |
+			grep -Ev "^(# )?CONFIG_(${left_out:-^})[= ]"
+	} >"$kcache/debian.config.tmp"
+	mv "$kcache/debian.config.tmp" "$kcache/debian.config"
+	fragments+=("$kcache/debian.config")
+fi
+for f in "$here/config/$kver"/*.config; do
+	[ -e "$f" ] && fragments+=("$f")
+done
 # The tarball hash is remembered by size and mtime: hashing 140 MB every run
 # would cost more than the rest of a cache hit.
 tar_id=$(stat -c '%s-%Y' "$tarball")
@@ -114,7 +150,7 @@ for p in "${patches[@]}"; do
 		die "patch $n of ${#patches[@]} does not apply: $(basename "$p")"
 	fi
 done
-log "applied ${#patches[@]} patch(es) from $here/patches/series"
+log "applied ${#patches[@]} patch(es) from $here/patches/$kver/series"
 
 # 3. Configuration: x86_64_defconfig + kvm_guest.config + our fragments.
 mkdir -p "$obj"

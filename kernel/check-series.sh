@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Check the kernel series against kernel conventions.
 #
-# Usage: kernel/check-series.sh [--build]
+# Usage: kernel/check-series.sh [-p trixie|bookworm] [--build]
 #
-# Always: scripts/checkpatch.pl --strict on every patch of kernel/patches/series
-# (in the cached source tree kernel/build.sh extracted), failing on any error,
-# warning or check whose type is not in the list of justified ones below.
+# For each platform (both unless -p names one), on its kernel's series
+# kernel/patches/KVER/series:
+# always scripts/checkpatch.pl --strict on every patch (in the cached source
+# tree kernel/build.sh extracted), failing on any error, warning or check
+# whose type is not in the list of justified ones below.
 # With --build: applies the series one patch at a time to build.sh's cached
 # tree and builds bzImage and modules after each, incrementally, so every
 # patch is shown to build on its own (minutes per patch).
@@ -15,9 +17,22 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
-src=$cache/kernel/src
 build=0
-[ "${1:-}" = --build ] && build=1
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=1 ;;
+	-p)
+		only=${2:?check-series.sh: -p needs a platform}
+		shift
+		;;
+	*)
+		echo "check-series.sh: unknown argument '$1'" >&2
+		exit 1
+		;;
+	esac
+	shift
+done
 
 # Types that stay, each explained in its patch's changelog:
 # UNKNOWN_COMMIT_ID: the Debian tarball carries no upstream history, so the
@@ -26,57 +41,74 @@ build=0
 justified='UNKNOWN_COMMIT_ID|FILE_PATH_CHANGES'
 
 . "$here/lib.sh"
-[ -x "$src/scripts/checkpatch.pl" ] || "$here/build.sh" >/dev/null
-read_series
 passed=0
 failed=0
-for p in "${patches[@]}"; do
-	rc=0
-	# spdxcheck.py needs Debian's python3 with ply and git, not another one on PATH.
-	out=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse --show-types \
-		"$p" 2>&1) || rc=$?
-	# Clean: exit 0. Otherwise every line must be a justified warning.
-	bad=$(grep -Ev ": (WARNING|CHECK):($justified):|^total: 0 errors" <<<"$out" || true)
-	if [ "$rc" = 0 ] || [ -z "$bad" ]; then
-		passed=$((passed + 1))
-		echo "ok checkpatch $(basename "$p")"
-	else
-		failed=$((failed + 1))
-		echo "FAIL checkpatch $(basename "$p")"
-		sed 's/^/    /' <<<"${bad:-$out}"
-	fi
-done
 
-if [ "$build" = 1 ]; then
-	# In build.sh's own tree and object directory, under its lock: reset
-	# to pristine and add one patch at a time, so each build recompiles
-	# only what that patch touches.  build.sh resets the tree again itself.
-	kc=$cache/kernel
-	obj=$kc/obj
-	exec 9>"$kc/lock"
-	flock 9
-	kernel_reset_pristine
-	n=0
+# check_platform PLATFORM: the checks above on that platform's series.
+check_platform() {
+	local platform=$1 kver kc obj n p s rc out bad
+	kver=$(platform_kernel "$platform") || {
+		echo "check-series.sh: unknown platform '$platform' (${platforms[*]})" >&2
+		exit 1
+	}
+	read_series "$kver"
+	[ ${#patches[@]} -gt 0 ] || return 0
+	kc=$cache/kernel/$kver
+	src=$kc/src
+	[ -x "$src/scripts/checkpatch.pl" ] || "$here/build.sh" -p "$platform" >/dev/null
 	for p in "${patches[@]}"; do
-		n=$((n + 1))
-		kernel_git am -q --keep-cr "$p"
-		s=$(date +%s)
-		# The full series' config each time: olddefconfig drops what a
-		# later patch introduces (the KUnit test before its patch).
-		cp "$kc/current/config" "$obj/.config"
-		if make -C "$src" O="$obj" -s olddefconfig >/dev/null &&
-			make -C "$src" O="$obj" LOCALVERSION= -j"$(nproc)" bzImage modules \
-				>"$kc/series-build-$n.log" 2>&1; then
+		rc=0
+		# spdxcheck.py needs Debian's python3 with ply and git, not another one on PATH.
+		out=$(cd "$src" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse --show-types \
+			"$p" 2>&1) || rc=$?
+		# Clean: exit 0. Otherwise every line must be a justified warning.
+		bad=$(grep -Ev ": (WARNING|CHECK):($justified):|^total: 0 errors" <<<"$out" || true)
+		if [ "$rc" = 0 ] || [ -z "$bad" ]; then
 			passed=$((passed + 1))
-			echo "ok build after $(basename "$p") ($(($(date +%s) - s))s)"
+			echo "ok checkpatch $(basename "$p")"
 		else
 			failed=$((failed + 1))
-			echo "FAIL build after $(basename "$p") (log: $kc/series-build-$n.log)"
-			grep -E 'error' "$kc/series-build-$n.log" | head -5 | sed 's/^/    /'
+			echo "FAIL checkpatch $(basename "$p")"
+			sed 's/^/    /' <<<"${bad:-$out}"
 		fi
 	done
-	# Leave the object tree configured as build.sh last left it.
-	cp "$kc/current/config" "$obj/.config"
-fi
+
+	if [ "$build" = 1 ]; then
+		# In build.sh's own tree and object directory, under its lock: reset
+		# to pristine and add one patch at a time, so each build recompiles
+		# only what that patch touches.  build.sh resets the tree again itself.
+		obj=$kc/obj
+		exec 9>"$kc/lock"
+		flock 9
+		kernel_reset_pristine
+		n=0
+		for p in "${patches[@]}"; do
+			n=$((n + 1))
+			kernel_git am -q --keep-cr "$p"
+			s=$(date +%s)
+			# The full series' config each time: olddefconfig drops what a
+			# later patch introduces (the KUnit test before its patch).
+			cp "$kc/current/config" "$obj/.config"
+			if make -C "$src" O="$obj" -s olddefconfig >/dev/null &&
+				make -C "$src" O="$obj" LOCALVERSION= -j"$(nproc)" bzImage modules \
+					>"$kc/series-build-$n.log" 2>&1; then
+				passed=$((passed + 1))
+				echo "ok build after $(basename "$p") ($(($(date +%s) - s))s)"
+			else
+				failed=$((failed + 1))
+				echo "FAIL build after $(basename "$p") (log: $kc/series-build-$n.log)"
+				grep -E 'error' "$kc/series-build-$n.log" | head -5 | sed 's/^/    /'
+			fi
+		done
+		# Leave the object tree configured as build.sh last left it.
+		cp "$kc/current/config" "$obj/.config"
+		exec 9>&-
+	fi
+}
+
+for platform in "${platforms[@]}"; do
+	[ -z "$only" ] || [ "$only" = "$platform" ] || continue
+	check_platform "$platform"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

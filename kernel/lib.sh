@@ -1,12 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared by build.sh and check-series.sh: the series file and the cached
-# kernel tree.  Sourced, not run; expects $here (kernel/) and $src.
+# Shared by build.sh and check-series.sh: the platforms, the series file and
+# the cached kernel tree.  Sourced, not run; expects $here (kernel/), and $src
+# once a platform is chosen.
 
-# read_series: fills patches[] with the full path of every patch that
-# kernel/patches/series names, in order (blank lines and comments skipped);
-# dies naming file and line when a named patch does not exist.
+# The guest platforms and the Debian kernel each boots: trixie (Debian 13,
+# the default) runs linux-source-6.12, bookworm (Debian 12) linux-source-6.1.
+platforms=(trixie bookworm)
+
+# platform_kernel PLATFORM: that platform's kernel version; status 1 for a
+# name that is not a platform.
+platform_kernel() {
+	case $1 in
+	trixie) echo 6.12 ;;
+	bookworm) echo 6.1 ;;
+	*) return 1 ;;
+	esac
+}
+
+# read_series KVER: fills patches[] with the full path of every patch that
+# kernel/patches/KVER/series names, in order (blank lines and comments
+# skipped); dies naming file and line when a named patch does not exist.
 read_series() {
-	local series=$here/patches/series line lineno=0
+	local dir=$here/patches/$1 line lineno=0
+	local series=$dir/series
 	patches=()
 	[ -f "$series" ] || return 0
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -14,11 +30,11 @@ read_series() {
 		line=${line%%#*}
 		line=$(echo "$line" | xargs)
 		[ -n "$line" ] || continue
-		if [ ! -f "$here/patches/$line" ]; then
+		if [ ! -f "$dir/$line" ]; then
 			echo "kernel: error: $series:$lineno: patch '$line' does not exist" >&2
 			exit 1
 		fi
-		patches+=("$here/patches/$line")
+		patches+=("$dir/$line")
 	done <"$series"
 }
 

@@ -21,8 +21,10 @@ packages=(
 	curl
 	# clang-format-14 and git-clang-format-14 (tests/format-check.sh)
 	clang-format-14
-	# kernel build
-	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio kmod
+	# kernel build: bookworm's guest kernel, trixie's (bookworm-security), and the
+	# configuration Debian builds 6.12 with (kernel/config/6.12/debian.options)
+	linux-source-6.1 linux-source-6.12 linux-config-6.12
+	bc bison flex libelf-dev libssl-dev cpio kmod
 	python3-ply python3-git
 	# the Debian package (tests/vm/common.sh: ensure_deb) and its lint
 	debhelper dpkg-dev lintian
