@@ -1080,6 +1080,31 @@ static void test_auto_online_fallbacks(void **state)
 	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "online_movable");
 	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
 	report = pmemram_apply_report_free(report);
+
+	/* Debian 13's "online" (the kernel's own zone): the claim's zone for the bind, then put back. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->n_calls = 0;
+	assert_int_equal(fake_sysfs_write(f->env->root, AUTO_ONLINE, "online\n"), 0);
+	assert_int_equal(run_recorded(f, movable, ELEMENTSOF(movable), record, &report), 0);
+	assert_string_equal(f->knob_at_bind, "online_movable");
+	assert_calls(f, admin_calls, ELEMENTSOF(admin_calls));
+	assert_result(report, 1, PMEMRAM_APPLY_DONE, 0,
+		      "memory41: online in Movable (by the kernel, during the kmem bind)");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "online");
+	assert_string_equal(record_content(record, buf, sizeof(buf)), "");
+	report = pmemram_apply_report_free(report);
+
+	/* ... and with no record to keep it in, no bind at all. */
+	unbind_for_auto_online(f, record, sizeof(record));
+	f->n_calls = 0;
+	assert_int_equal(fake_sysfs_write(f->env->root, AUTO_ONLINE, "online\n"), 0);
+	assert_int_equal(run_recorded(f, movable, ELEMENTSOF(movable), NULL, &report), -EBUSY);
+	assert_int_equal(f->n_calls, 0);
+	assert_result(report, 0, PMEMRAM_APPLY_FAILED, -EBUSY,
+		      "dax1.0: auto_online_blocks is 'online' and was not set for the bind (no record to keep its "
+		      "value in): not binding kmem");
+	assert_string_equal(fake_sysfs_read(f->env->root, AUTO_ONLINE), "online");
+	report = pmemram_apply_report_free(report);
 }
 
 static void test_auto_online_put_back(void **state)

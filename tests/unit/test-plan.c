@@ -533,7 +533,7 @@ static void test_auto_online(void **state)
 		bool refused;
 	} cases[] = {
 		{ PMEMRAM_AUTO_ONLINE_OFFLINE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_OFFLINE, "normal", false },
-		{ PMEMRAM_AUTO_ONLINE_ONLINE, "movable", true },	  { PMEMRAM_AUTO_ONLINE_ONLINE, "normal", true },
+		{ PMEMRAM_AUTO_ONLINE_ONLINE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_ONLINE, "normal", false },
 		{ PMEMRAM_AUTO_ONLINE_KERNEL, "movable", true },	  { PMEMRAM_AUTO_ONLINE_KERNEL, "normal", false },
 		{ PMEMRAM_AUTO_ONLINE_MOVABLE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_MOVABLE, "normal", true },
 	};
@@ -551,8 +551,9 @@ static void test_auto_online(void **state)
 		assert_int_equal(p->n_actions, cases[i].refused ? 0 : 9);
 	}
 
+	/* "online" is set to the claim's zone for the bind, unless pmemram may not touch the knob */
 	w.o.auto_online = PMEMRAM_AUTO_ONLINE_ONLINE;
-	expect_refusal(&w, CLAIM_UUID, PMEMRAM_REASON_AUTO_ONLINE,
+	expect_refusal(&w, "[global]\nonline-at-bind = no\n" CLAIM_UUID, PMEMRAM_REASON_AUTO_ONLINE,
 		       "auto_online_blocks is 'online': the kernel would online the new blocks itself, not as movable; "
 		       "set it to 'offline'");
 

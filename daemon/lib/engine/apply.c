@@ -418,8 +418,9 @@ static int knob_set(struct run *run, const char *want, int *fd, char *saved, siz
 		return r;
 	if (streq(saved, want))
 		return 0;
-	/* Any other value is the administrator's choice, which the planner respected: leave it. */
-	if (!streq(saved, "offline"))
+	/* "offline", or "online", the kernel's default zone (Debian 13's default policy), are set for
+	 * the bind; an explicit zone is the administrator's choice, which the planner respected. */
+	if (!streq(saved, "offline") && !streq(saved, "online"))
 		return -EBUSY;
 	r = pwrite(*fd, saved, strlen(saved), 0) < 0 ? -errno : 0;
 	if (r >= 0)
@@ -447,6 +448,12 @@ static int bind_kmem(struct run *run, const struct pmemram_action *a)
 		pmemram_ctx_clear_error(run->ctx);
 		run->kernel_onlined = changed >= 0;
 	}
+	/* Left at "online", the kernel would online the blocks in its own zone: no bind. */
+	if (changed < 0 && sysfs_read_string(run->ctx, AUTO_ONLINE_FILE, saved, sizeof(saved)) >= 0 &&
+	    streq(saved, "online"))
+		return fail(run, -EBUSY, "%s: auto_online_blocks is 'online' and was not set for the bind%s%s: not binding kmem",
+			    a->device, want ? ": " : " (no record to keep its value in)", want ? strerror(-changed) : "");
+	pmemram_ctx_clear_error(run->ctx);
 
 	r = device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
 	if (changed <= 0)

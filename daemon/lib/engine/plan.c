@@ -531,6 +531,17 @@ static bool policy_fits(enum pmemram_auto_online policy, enum pmemram_zone zone)
 	}
 }
 
+/*
+ * Whether the kernel's onlining of a bind's new blocks lands them in the claimed zone.  "online"
+ * (the kernel's default zone: Debian 13's default, CONFIG_MHP_DEFAULT_ONLINE_TYPE_ONLINE_AUTO) fits
+ * when pmemram sets auto_online_blocks to the claim's zone for the time of the bind (online-at-bind,
+ * as it does for "offline"); the explicit zones are the administrator's and must match.
+ */
+static bool knob_fits(enum pmemram_auto_online policy, enum pmemram_zone zone, bool online_at_bind)
+{
+	return policy == PMEMRAM_AUTO_ONLINE_ONLINE ? online_at_bind : policy_fits(policy, zone);
+}
+
 /* "Normal Movable": every zone in a valid_zones mask. */
 static const char *zones_string(unsigned mask, char *buf, size_t size)
 {
@@ -733,7 +744,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 			    d->mapped_by[0] ? d->mapped_by : "a process");
 		return 0;
 	}
-	if (!policy_fits(o->auto_online, claim->zone)) {
+	if (!knob_fits(o->auto_online, claim->zone, b->config->online_at_bind)) {
 		set_verdict(v, PMEMRAM_REASON_AUTO_ONLINE,
 			    "auto_online_blocks is '%s': the kernel would online the new blocks itself, not as %s; set it to 'offline'",
 			    pmemram_auto_online_to_string(o->auto_online), pmemram_config_online_to_string(claim->zone));
