@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run every pmemram test: install what is missing, build the project and run
-# the unit tests, build (or reuse) the kernel and guest image, and run every
-# VM scenario in tests/vm/scenarios.list.
+# the unit tests, build (or reuse) each platform's kernel and guest image
+# (trixie: Debian 13 on linux-source-6.12; bookworm: Debian 12 on 6.1), and
+# run every VM scenario of tests/vm/scenarios.list on the platforms its line
+# names.
 #
-# Usage: tests/run-all.sh [--unit-only | --vm-only] [SCENARIO-RUN-NAME...]
+# Usage: tests/run-all.sh [--unit-only | --vm-only] [RUN-NAME[.PLATFORM]...]
 # The unit part also runs the fuzz targets (tests/fuzz/run.sh) for 30 s each,
 # and tests/format-check.sh: the C lines changed since .clang-format came
 # follow it, and every source file has its SPDX line.
@@ -135,12 +137,13 @@ unit_plain() {
 	fi
 }
 
-# The Debian package the guest image installs: dpkg-buildpackage -b (make
-# check included), then lintian with no error or warning.  One test.
+# The Debian package a platform's guest image installs: dpkg-buildpackage -b
+# (make check included) as on its suite, then that suite's lintian with no
+# error or warning (bookworm's here, trixie's in the trixie build root).  One
+# test.
 unit_package() {
-	local log=$cache/build/lintian.log
-	if (ensure_deb && lintian --fail-on error,warning --pedantic -I \
-		"${project_deb%.deb}.changes") >"$log" 2>&1; then
+	local log=$cache/build/lintian-$1.log
+	if (ensure_deb "$1" && lint_deb "$1") >"$log" 2>&1; then
 		echo "1 passed, 0 failed"
 	else
 		tail -n 30 "$log"
@@ -149,10 +152,23 @@ unit_package() {
 	grep -E '^[EWIP]: ' "$log" || true
 }
 
+lint_deb() {
+	local changes=${project_deb%.deb}.changes lint=(lintian --fail-on error,warning --pedantic -I)
+	if [ "$1" = bookworm ]; then
+		"${lint[@]}" "$changes"
+		return
+	fi
+	ensure_build_root "$1"
+	rm -rf "$build_root/lint"
+	mkdir -p "$build_root/lint"
+	cp "$(dirname "$changes")"/* "$build_root/lint/"
+	in_build_root /lint "${lint[*]} $(basename "$changes")"
+}
+
 # The jobs.  A job is an ID: "unit-NAME" or "selftest" (its output ends with
-# "N passed, N failed"), or "vm-RUNNAME", a line of scenarios.list (passes when
-# run.sh does).
-declare -A scen_line scen_alone
+# "N passed, N failed"), or "vm-RUNNAME.PLATFORM", a line of scenarios.list on
+# one of its platforms (passes when run.sh does).
+declare -A scen_line scen_alone kernel_of image_of
 job_label() {
 	case $1 in
 	unit-format) echo "format and SPDX checks" ;;
@@ -160,19 +176,20 @@ job_label() {
 	unit-clang) echo "unit tests (clang, ASan+UBSan)" ;;
 	unit-metrics) echo "metrics scrape" ;;
 	unit-plain) echo "valgrind + distcheck" ;;
-	unit-package) echo "debian package + lintian" ;;
+	unit-package-*) echo "debian package + lintian (${1#unit-package-})" ;;
 	unit-fuzz) echo "fuzz targets" ;;
 	selftest) echo "bench self-test" ;;
 	vm-*) echo "scenario ${1#vm-}" ;;
 	esac
 }
 
-# run_scenario RUNNAME: its line of scenarios.list through run.sh.  Words of
-# the form @VAR=VALUE are scenario environment, "alone" a place in the
-# order, the rest kernel command-line arguments.
+# run_scenario RUNNAME.PLATFORM: its line of scenarios.list through run.sh,
+# on that platform's kernel and image.  Words of the form @VAR=VALUE are
+# scenario environment, "alone" a place in the order, the rest kernel
+# command-line arguments.
 run_scenario() {
-	local scenario topology extra w envargs=() kextra=
-	read -r scenario topology extra <<<"${scen_line[$1]}"
+	local scenario topology platforms extra w envargs=() kextra= platform=${1##*.}
+	read -r scenario topology platforms extra <<<"${scen_line[$1]}"
 	for w in $extra; do
 		case $w in
 		@*=*) envargs+=(-e "${w#@}") ;;
@@ -180,8 +197,9 @@ run_scenario() {
 		*) kextra="$kextra $w" ;;
 		esac
 	done
-	"$repo/tests/vm/run.sh" -q -n "$1" -t "$topology" -a "${kextra# }" \
-		"${envargs[@]+"${envargs[@]}"}" "$scenario"
+	PMEMRAM_KERNEL_OUT=${kernel_of[$platform]} PMEMRAM_IMAGE=${image_of[$platform]} \
+		"$repo/tests/vm/run.sh" -q -p "$platform" -n "${1%.*}-$platform" -t "$topology" \
+		-a "${kextra# }" "${envargs[@]+"${envargs[@]}"}" "$scenario"
 }
 
 job_exec() {
@@ -196,9 +214,12 @@ job_exec() {
 		;;
 	unit-clang) unit_check clang clang ;;
 	unit-plain) unit_plain ;;
-	unit-package) unit_package ;;
+	unit-package-*) unit_package "${1#unit-package-}" ;;
 	unit-fuzz) "$repo/tests/fuzz/run.sh" ;;
-	selftest) "$repo/tests/vm/selftest.sh" ;;
+	selftest)
+		PMEMRAM_KERNEL_OUT=${kernel_of[trixie]} PMEMRAM_IMAGE=${image_of[trixie]} \
+			"$repo/tests/vm/selftest.sh"
+		;;
 	vm-*) run_scenario "${1#vm-}" ;;
 	esac
 }
@@ -274,34 +295,48 @@ jobs_lanes=()
 jobs_alone=()
 failed_runs=()
 if [ "$unit" = 1 ]; then
-	jobs_lanes+=(unit-format unit-gcc unit-clang unit-plain unit-package unit-fuzz)
+	jobs_lanes+=(unit-format unit-gcc unit-clang unit-plain unit-fuzz)
 fi
+# Both platforms' packages, the unit jobs' lintian on each.
+[ "$unit" = 0 ] || jobs_lanes+=(unit-package-trixie unit-package-bookworm)
 if [ "$vm" = 1 ]; then
-	s=$(date +%s)
-	ensure_kernel
-	timing setup "kernel (build or cache)" $(($(date +%s) - s))
-	# Kernel conventions: checkpatch --strict on every patch of the series.
+	# Each platform's kernel and image, built once for every lane: run.sh
+	# takes them as they are.
+	for platform in trixie bookworm; do
+		s=$(date +%s)
+		ensure_kernel "$platform"
+		timing setup "kernel $platform (build or cache)" $(($(date +%s) - s))
+		s=$(date +%s)
+		ensure_image "$platform"
+		timing setup "guest image $platform (build or cache)" $(($(date +%s) - s))
+		kernel_of[$platform]=$kernel_out
+		image_of[$platform]=$image
+	done
+	# Kernel conventions: checkpatch --strict on every patch of each series.
 	s=$(date +%s)
 	add_counts checkpatch "$("$repo/kernel/check-series.sh" || true)" $(($(date +%s) - s))
 	timing setup "checkpatch of the series" $(($(date +%s) - s))
-	s=$(date +%s)
-	ensure_image
-	timing setup "guest image (build or cache)" $(($(date +%s) - s))
-	# Built once for every lane: run.sh takes them as they are.
-	export PMEMRAM_KERNEL_OUT=$kernel_out PMEMRAM_IMAGE=$image
-	while read -r rname rest; do
+	while read -r rname scenario topology platforms rest; do
 		case $rname in '' | \#*) continue ;; esac
-		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$rname"; then
-			continue
-		fi
-		scen_line[$rname]=$rest
-		scen_alone[$rname]=0
-		if [[ " $rest " == *" alone "* ]]; then
-			scen_alone[$rname]=1
-			jobs_alone+=("vm-$rname")
-		else
-			jobs_lanes+=("vm-$rname")
-		fi
+		case $platforms in
+		both) platforms="trixie bookworm" ;;
+		trixie | bookworm) ;;
+		*) bench_die "scenarios.list: $rname: platforms '$platforms' (both, trixie or bookworm)" ;;
+		esac
+		for platform in $platforms; do
+			id=$rname.$platform
+			if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qxF -e "$rname" -e "$id"; then
+				continue
+			fi
+			scen_line[$id]="$scenario $topology $platforms $rest"
+			scen_alone[$id]=0
+			if [[ " $rest " == *" alone "* ]]; then
+				scen_alone[$id]=1
+				jobs_alone+=("vm-$id")
+			else
+				jobs_lanes+=("vm-$id")
+			fi
+		done
 	done <"$repo/tests/vm/scenarios.list"
 	# The bench must fail when it should.
 	[ ${#only[@]} -gt 0 ] || jobs_lanes+=(selftest)

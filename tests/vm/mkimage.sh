@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Build the pmemram guest image: Debian bookworm + the test kernel's modules +
-# the project's Debian package installed with `apt-get install ./pmemram_*.deb`
-# + the in-guest harness.
+# Build a platform's pmemram guest image: Debian trixie (the default) or
+# bookworm + the test kernel's modules + the project's Debian package for
+# that suite, installed with `apt-get install ./pmemram_*.deb` + the in-guest
+# harness.
 #
-# Usage: tests/vm/mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB
-#        tests/vm/mkimage.sh --base-only
+# Usage: tests/vm/mkimage.sh [-p trixie|bookworm] KERNEL_OUT_DIR PMEMRAM_DEB
+#        tests/vm/mkimage.sh [-p trixie|bookworm] --base-only
 #
 # Two cache levels under $PMEMRAM_CACHE/guest/:
-#   base-<key>.tar   mmdebstrap of the package list below (key: list + script)
-#   img-<key>.ext4   the bootable image (key: base, kernel build, the package,
-#                    the harness files)
+#   base-<key>.tar         mmdebstrap of the package list below (key: suite,
+#                          list + script)
+#   img-SUITE-<key>.ext4   the bootable image (key: base, kernel build, the
+#                          package, the harness files)
 # On success the last line printed to stdout is the image path.
 set -euo pipefail
 
@@ -18,13 +20,24 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${PMEMRAM_CACHE:-/var/cache/pmemram}
 gcache=$cache/guest
 base_only=0
+suite=trixie
+if [ "${1:-}" = -p ]; then
+	suite=${2:?usage: mkimage.sh -p trixie|bookworm ...}
+	shift 2
+fi
+case $suite in
+trixie | bookworm) ;;
+*)
+	echo "image: error: unknown platform '$suite' (trixie or bookworm)" >&2
+	exit 1
+	;;
+esac
 if [ "${1:-}" = --base-only ]; then
 	base_only=1
 else
 	kout=${1:?usage: mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB}
 	deb=${2:?usage: mkimage.sh KERNEL_OUT_DIR PMEMRAM_DEB}
 fi
-suite=bookworm
 img_size=${PMEMRAM_IMAGE_SIZE:-1536M}
 
 # Runtime needs of the guest: systemd as PID 1, real udev, the peers we test
@@ -35,6 +48,8 @@ packages=(
 	ndctl daxctl numactl jq strace
 	libdaxctl1 libndctl6 libudev1 libsystemd0 libnuma1 libjson-c5
 )
+# Debian 13 ships the cxl tool in a package of its own (ndctl has it on 12).
+[ "$suite" = bookworm ] || packages+=(cxl libcxl1)
 
 log() { echo "image: $*" >&2; }
 die() {
@@ -85,7 +100,7 @@ img_key=$( (
 	echo "harness $(tree_hash "$here/guest")"
 	sha256sum <"$0"
 ) | sha256sum | cut -c1-16)
-img=$gcache/img-$img_key.ext4
+img=$gcache/img-$suite-$img_key.ext4
 if [ -s "$img" ]; then
 	log "cached image $img_key"
 	echo "$img"
@@ -93,7 +108,7 @@ if [ -s "$img" ]; then
 fi
 
 start=$(date +%s)
-stage=$gcache/stage
+stage=$gcache/stage-$suite
 rm -rf "$stage"
 mkdir -p "$stage"
 tar -C "$stage" -xf "$base"
@@ -170,7 +185,8 @@ mkfs.ext4 -q -F -L pmemram-root -d "$stage" "$img.tmp" ||
 	die "mkfs.ext4 -d $stage failed"
 rm -rf "$stage"
 mv "$img.tmp" "$img"
-# Keep the three newest images; each is 1.5 GB sparse but real blocks add up.
-ls -1t "$gcache"/img-*.ext4 | tail -n +4 | xargs -r rm -f
+# Keep the three newest images of the suite; each is 1.5 GB sparse but real
+# blocks add up.
+ls -1t "$gcache/img-$suite"-*.ext4 | tail -n +4 | xargs -r rm -f
 log "image $img_key built in $(($(date +%s) - start))s"
 echo "$img"

@@ -3,6 +3,8 @@
 # Boot the pmemram test kernel and guest in QEMU and run one scenario in it.
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
+#   -p, --platform NAME   trixie (default: Debian 13, linux-source-6.12) or
+#                         bookworm (Debian 12, linux-source-6.1)
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
 #                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem,
 #                         cxl-interleave
@@ -10,12 +12,15 @@
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
 #   -e, --env VAR=VALUE   set VAR in the scenario's environment (repeatable)
-#   -n, --name ID         run directory name (default: SCENARIO-TOPOLOGY)
+#   -n, --name ID         run directory name (default: SCENARIO-TOPOLOGY-PLATFORM)
 #   -q, --quiet           print only the verdict line
 #       --list-topologies
 # Environment: PMEMRAM_KVM=1 uses KVM instead of TCG; PMEMRAM_CACHE (default
 # /var/cache/pmemram) holds the kernel, the image and the run directories;
-# PMEMRAM_PROJECT_BUILD (default $PMEMRAM_CACHE/build) the project's build.
+# PMEMRAM_PROJECT_BUILD (default $PMEMRAM_CACHE/build) the project's build;
+# PMEMRAM_KERNEL_OUT and PMEMRAM_IMAGE, both set, name the platform's kernel
+# build and image (run-all.sh's, made once) instead of making them.  The
+# scenario sees the platform's name in $PMEMRAM_PLATFORM.
 #
 # The scenario is tests/vm/scenarios/SCENARIO.sh.  It runs inside the guest
 # as a systemd unit after boot and prints TAP; the host gets the TAP, the
@@ -28,6 +33,7 @@ set -euo pipefail
 
 topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave"
 topology=nvdimm+hmat-direct
+platform=trixie
 append=
 timeout_s=600
 maxmem=8G
@@ -42,6 +48,9 @@ usage() {
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	-p | --platform)
+		case ${2:-} in trixie | bookworm) ;; *) bench_die "bad --platform '${2:-}' (trixie or bookworm)" ;; esac
+		platform=$2; shift 2 ;;
 	-t | --topology) topology=${2:?}; shift 2 ;;
 	-a | --append) append=${2?}; shift 2 ;;
 	-T | --timeout) timeout_s=${2:?}; shift 2 ;;
@@ -290,20 +299,20 @@ serve_requests() {
 	done
 }
 
-name=${name:-$scenario-$topology}
+name=${name:-$scenario-$topology-$platform}
 run=$cache/runs/$name
 out=$run/share/out
 # run-all.sh builds the kernel and the image once for all its lanes.
 if [ -n "${PMEMRAM_KERNEL_OUT:-}" ] && [ -n "${PMEMRAM_IMAGE:-}" ]; then
 	kernel_out=$PMEMRAM_KERNEL_OUT image=$PMEMRAM_IMAGE
 else
-	ensure_image
+	ensure_image "$platform"
 fi
 
 rm -rf "$run"
 mkdir -p "$out"
 cp -a "$repo/tests/vm/scenarios" "$run/share/scenarios"
-for e in "${envs[@]+"${envs[@]}"}"; do
+for e in "PMEMRAM_PLATFORM=$platform" "${envs[@]+"${envs[@]}"}"; do
 	printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
 done >"$run/share/scenario.env"
 
