@@ -153,11 +153,13 @@ unit_package() {
 }
 
 lint_deb() {
-	local changes=${project_deb%.deb}.changes lint=(lintian --fail-on error,warning --pedantic -I)
+	local changes=${project_deb%.deb}.changes lint=(lintian --fail-on error,warning --pedantic -I) lock
 	if [ "$1" = bookworm ]; then
 		"${lint[@]}" "$changes"
 		return
 	fi
+	exec {lock}>"$cache/deb/root.lock"
+	flock "$lock"
 	ensure_build_root "$1"
 	rm -rf "$build_root/lint"
 	mkdir -p "$build_root/lint"

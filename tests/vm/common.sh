@@ -72,7 +72,7 @@ in_build_root() {
 # the hash of those files, so an unchanged tree reuses its package; the build
 # log is $cache/deb/PLATFORM-KEY/build.log.
 ensure_deb() {
-	local platform=${1:-trixie} dir=$cache/deb stage key out start
+	local platform=${1:-trixie} dir=$cache/deb stage key out start lock
 	stage=$dir/stage-$$
 	mkdir -p "$dir"
 	rm -rf "$stage"
@@ -101,6 +101,9 @@ ensure_deb() {
 		mv "$stage"/*.deb "$stage"/*.changes "$stage"/*.buildinfo "$out.tmp/"
 		;;
 	trixie)
+		# One build at a time in the build root (and one mmdebstrap of it).
+		exec {lock}>"$dir/root.lock"
+		flock "$lock"
 		ensure_build_root trixie
 		rm -rf "$build_root/build"
 		mkdir -p "$build_root/build"
@@ -112,6 +115,7 @@ ensure_deb() {
 		mv "$build_root/build"/*.deb "$build_root/build"/*.changes \
 			"$build_root/build"/*.buildinfo "$out.tmp/"
 		rm -rf "$build_root/build"
+		exec {lock}>&-
 		;;
 	*) bench_die "no package build for platform '$platform'" ;;
 	esac
