@@ -48,8 +48,10 @@ packages=(
 	ndctl daxctl numactl jq strace
 	libdaxctl1 libndctl6 libudev1 libsystemd0 libnuma1 libjson-c5
 )
-# Debian 13 ships the cxl tool in a package of its own (ndctl has it on 12).
-[ "$suite" = bookworm ] || packages+=(cxl libcxl1)
+# Debian 13 ships the cxl tool in a package of its own (ndctl has it on 12),
+# and no longer counts e2fsprogs (mkfs.ext4 for the fsdax scenarios) as
+# required.
+[ "$suite" = bookworm ] || packages+=(cxl libcxl1 e2fsprogs)
 
 log() { echo "image: $*" >&2; }
 die() {
