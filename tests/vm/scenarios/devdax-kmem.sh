@@ -1,23 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The seed behaviour on the 6.1 kernel, driven by the real ndctl and daxctl:
-# an NVDIMM namespace becomes a dax device, then System RAM on its own node,
-# then goes back to devdax and gives the memory back.
+# The seed behaviour, driven by the real ndctl and daxctl: an NVDIMM
+# namespace becomes a dax device, then System RAM on its own node, then goes
+# back to devdax and gives the memory back.  Debian 12's kernel leaves
+# hot-added memory offline; Debian 13's onlines it in the kernel's own zone,
+# so there daxctl refuses until the administrator sets the policy to
+# offline, as its error asks.
 set -u
 . ./lib.sh
 
-plan 17
 dev=dax0.0
 dax=/sys/bus/dax/devices/$dev
 bs=$(block_size)
+knob=/sys/devices/system/memory/auto_online_blocks
 
-is "kernel leaves hot-added memory offline" \
-	"$(cat /sys/devices/system/memory/auto_online_blocks)" offline
+if [ "$PMEMRAM_PLATFORM" = trixie ]; then
+	plan 19
+	is "Debian 13's kernel onlines hot-added memory itself" "$(cat "$knob")" online
+else
+	plan 17
+	is "kernel leaves hot-added memory offline" "$(cat "$knob")" offline
+fi
 must "create a devdax namespace" \
 	ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
 ok "$dev exists" test -e "$dax"
 is "$dev starts on device_dax" "$(basename "$(readlink "$dax/driver")")" device_dax
 is "$dev targets node 2" "$(cat "$dax/target_node")" 2
+if [ "$PMEMRAM_PLATFORM" = trixie ]; then
+	out=$(daxctl reconfigure-device --mode=system-ram "$dev" 2>&1)
+	note "$out"
+	ok "daxctl refuses under that policy, and says why" \
+		grep -q "kernel policy will auto-online memory, aborting" <<<"$out"
+	echo offline >"$knob"
+	is "$dev is still on device_dax" "$(basename "$(readlink "$dax/driver")")" device_dax
+fi
 
 before_kb=$(meminfo_kb MemTotal)
 ok "daxctl reconfigure-device --mode=system-ram $dev" \

@@ -58,6 +58,7 @@ touch "$progress"
 	done
 ) &
 watchdog=$!
+daxctl_admin # daxctl reconfigures the device in every round
 
 for ((i = 1; i <= rounds; i++)); do
 	touch "$progress"

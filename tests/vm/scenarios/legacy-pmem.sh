@@ -3,11 +3,20 @@
 # The seed cover letter's path, by hand: memmap=nn!ss declares legacy
 # persistent memory, ndctl turns it into a dax device, kmem is bound through
 # the dax bus's new_id/bind files and the blocks are onlined by writing
-# online_movable into each block's state.
+# online_movable into each block's state.  On Debian 13, whose kernel
+# onlines hot-added memory itself, the administrator first sets
+# auto_online_blocks to offline, as the cover letter's path needs.
 set -u
 . ./lib.sh
 
-plan 11
+if [ "$PMEMRAM_PLATFORM" = trixie ]; then
+	plan 12
+	is "Debian 13's kernel onlines hot-added memory itself" \
+		"$(cat /sys/devices/system/memory/auto_online_blocks)" online
+	echo offline >/sys/devices/system/memory/auto_online_blocks
+else
+	plan 11
+fi
 dev=dax0.0
 dax=/sys/bus/dax/devices/$dev
 drivers=/sys/bus/dax/drivers

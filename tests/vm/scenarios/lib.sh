@@ -195,6 +195,14 @@ online_timed() {
 	done
 }
 
+# daxctl_admin: where the kernel onlines hot-added memory itself (auto_online_blocks "online",
+# Debian 13's default), set it to "offline", as daxctl asks of its users before it reconfigures a
+# device ("kernel policy will auto-online memory, aborting"); nothing where it reads otherwise.
+daxctl_admin() {
+	local knob=/sys/devices/system/memory/auto_online_blocks
+	[ "$(cat "$knob")" != online ] || echo offline >"$knob"
+}
+
 # bench_methods DEV TRIALS BLOCK...: bring DEV (held by pmemramd, on device_dax) online as
 # Movable TRIALS times each with bare sysfs writes (floor), daxctl and pmemramctl reclaim, in
 # turns, and back; one assertion and one "# BENCH method=M trial=T ms=X blocks=N" line each.
@@ -202,6 +210,7 @@ bench_methods() {
 	local dev=$1 trials=$2 n t method t0 t1 rc
 	shift 2
 	n=$#
+	daxctl_admin # the same policy for the three methods
 	for t in $(seq "$trials"); do
 		for method in floor daxctl pmemramd; do
 			t0=$EPOCHREALTIME # microseconds, no fork inside the timed span

@@ -83,6 +83,7 @@ want_blocks=$(seq "$first" $((end / bs - 1)))
 nblocks=$(echo "$want_blocks" | grep -c .)
 note "$dev: $(printf '%#x-%#x' "$start" "$end"), whole blocks: $(words "$want_blocks")"
 
+daxctl_admin
 ok "daxctl reconfigure-device --mode=system-ram $dev" \
 	daxctl reconfigure-device --mode=system-ram "$dev"
 is "$dev is bound to kmem" "$(basename "$(readlink "$dax/driver")")" kmem

@@ -96,6 +96,7 @@ is "$D online again" "$(dev_state "$D")" "$nd online Movable"
 must "stop pmemramd" systemctl stop pmemramd.service
 must "release $D without the daemon" pmemramctl release "$D"
 since=@$(date +%s.%N) # to the microsecond: the steps come within a second
+daxctl_admin
 must "bind kmem to $D without onlining" daxctl reconfigure-device --mode=system-ram --no-online "$D"
 ok "the udev rule (pmemramctl udev-online) onlines $D's blocks as Movable" \
 	wait_for 30 '[ "$(dev_state "$D")" = "$nd online Movable" ]'
@@ -121,6 +122,7 @@ is "... without disabling device_dax again" \
 # kmem bound, half the blocks online.
 must "stop pmemramd" systemctl stop pmemramd.service
 must "release $D" pmemramctl release "$D"
+daxctl_admin
 must "bind kmem without onlining" daxctl reconfigure-device --mode=system-ram --no-online "$D"
 half=$((nd / 2))
 for b in $(dev_blocks "$D" | head -n "$half"); do

@@ -56,6 +56,7 @@ reader 1 &
 r1=$!
 reader 2 &
 r2=$!
+daxctl_admin # daxctl reconfigures the device in every round
 
 for ((i = 1; i <= rounds; i++)); do
 	within 300 daxctl reconfigure-device --mode=system-ram "$dev"
