@@ -128,6 +128,38 @@ static void test_dax_chain(void **state)
 	assert_int_equal(d.cxl.n_serials, 0);
 }
 
+/* A CXL RAM region (6.3+): its dax region hangs below the CXL region, with no namespace; the
+ * listing names region1 as the provider, and the origin is that region's memdev. */
+static void test_ram_region(void **state)
+{
+	const char *root = ENV(state)->root;
+	struct pmemram_observed_dax d = {};
+
+	W(root, ROOT0 "/decoder0.0/region1/mode", "ram\n");
+	W(root, ROOT0 "/decoder0.0/region1/interleave_ways", "1\n");
+	W(root, ROOT0 "/decoder0.0/region1/target0", "decoder3.0\n");
+	L(root, "bus/cxl/devices/region1", "../../../" ROOT0 "/decoder0.0/region1");
+	W(root, ROOT0 "/decoder0.0/region1/dax_region5/dax5.0/size", "536870912\n");
+	L(root, "bus/dax/devices/dax5.0", "../../../" ROOT0 "/decoder0.0/region1/dax_region5/dax5.0");
+
+	strcpy(d.dax.name, "dax5.0");
+	assert_int_equal(pmemram_dax_source_read(ENV(state)->ctx, &d.dax), 0);
+	assert_int_equal(d.dax.source, PMEMRAM_DAX_SOURCE_CXL);
+	assert_string_equal(d.dax.provider, "region1");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.region, "");
+	assert_string_equal(d.uuid, "");
+	assert_string_equal(d.cxl.region, "region1");
+	assert_int_equal(d.cxl.n_serials, 1);
+	assert_int_equal(d.cxl.serials[0], 0x5eed0002);
+
+	/* Its memdev gone from under the region: unknown, said so, not an error. */
+	W(root, ROOT0 "/decoder0.0/region1/target0", "decoder9.0\n");
+	assert_int_equal(pmemram_dax_namespace_read(ENV(state)->ctx, &d), 0);
+	assert_string_equal(d.cxl.region, "");
+	assert_int_equal(d.cxl.error, -ENOENT);
+}
+
 /* A two-way interleave with its second position not filled yet, and a CXL region without space
  * (resource all ones, size 0: no wrap-around may make it hold anything). */
 static void test_interleave(void **state)
@@ -478,6 +510,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_origin, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_dax_chain, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_ram_region, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_interleave, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_partial_overlap, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_exact_range, setup, fake_env_teardown),

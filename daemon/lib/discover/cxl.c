@@ -186,6 +186,26 @@ int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, stru
 	return 0;
 }
 
+int pmemram_cxl_region_origin_read(struct pmemram_ctx *ctx, const char *cxl_region, struct pmemram_cxl_origin *ret)
+{
+	struct pmemram_cxl_origin o = {};
+	int r;
+
+	if (!ctx || !cxl_region || !ret)
+		return -EINVAL;
+	*ret = o;
+	if (strlen(cxl_region) >= sizeof(o.region)) {
+		r = log_debug_errno(ctx, -ENAMETOOLONG, "%s: CXL region name too long", cxl_region);
+		return remember_unreadable(ctx, r, ret);
+	}
+	strcpy(o.region, cxl_region);
+	r = read_serials(ctx, o.region, &o);
+	if (r < 0)
+		return remember_unreadable(ctx, r, ret);
+	*ret = o;
+	return 1;
+}
+
 /* ---- memdevs and regions, for create-region = pmem ---------------------------------------- */
 
 /* Reads "dir/attr" as a string into buf; "" when the attribute is absent. */

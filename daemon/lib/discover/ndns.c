@@ -166,6 +166,11 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
 		r = pmemram_cxl_origin_read(ctx, region, &d->cxl);
 		if (r < 0)
 			return r;
+	} else if (!ns[0] && d->dax.source == PMEMRAM_DAX_SOURCE_CXL && d->dax.provider[0]) {
+		/* A CXL RAM region's dax device: no namespace, the CXL region is its provider. */
+		r = pmemram_cxl_region_origin_read(ctx, d->dax.provider, &d->cxl);
+		if (r < 0)
+			return r;
 	}
 
 	/* The nd_dax device's own uuid is its info block's, the one ndctl list -N prints. */

@@ -96,6 +96,11 @@ int pmemram_dax_namespace_read(struct pmemram_ctx *ctx, struct pmemram_observed_
  * independently: only the range ties them. */
 int pmemram_cxl_origin_read(struct pmemram_ctx *ctx, const char *nd_region, struct pmemram_cxl_origin *ret);
 
+/* The CXL region cxl_region ("region0" of bus/cxl) as the origin of a dax device below it: a RAM
+ * region's (6.3+) dax region hangs below the CXL region itself.  1 and *ret with its memdevs'
+ * serials; best effort as pmemram_cxl_origin_read(): 0 with ret->error when they cannot be read. */
+int pmemram_cxl_region_origin_read(struct pmemram_ctx *ctx, const char *cxl_region, struct pmemram_cxl_origin *ret);
+
 /* Every CXL memdev (bus/cxl/devices/memN) with its serial, pmem capacity, the endpoint decoder
  * that holds its DPA or puts it in a region, and the root decoder a pmem region of it alone would
  * be made on; none without the CXL bus.  Best effort: a memdev not fully readable has error and
