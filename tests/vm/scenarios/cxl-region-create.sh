@@ -99,10 +99,10 @@ is "$D online again, Movable" "$(dev_state "$D")" "$nd online Movable"
 # Killed in the middle of making the region: pmemramd runs by hand (its udev
 # rule, which starts the service, set aside as ns-kill.sh does) under strace,
 # which sends it SIGKILL at its first write of the endpoint decoder's DPA size.
-rules=60-pmemram.rules
+rules=95-pmemram-start.rules
 must "stop pmemramd" systemctl stop pmemramd.service
 mkdir -p /run/udev/rules.d
-grep -v SYSTEMD_WANTS "/lib/udev/rules.d/$rules" >"/run/udev/rules.d/$rules"
+ln -sf /dev/null "/run/udev/rules.d/$rules"
 must "set pmemramd's udev rule aside" udevadm control --reload
 must "give $D back to device_dax" daxctl reconfigure-device -m devdax -f "$D"
 must "destroy its namespace" ndctl destroy-namespace -f "$(ndctl list -N | jq -r '.[] | select(.name == "cxl") | .dev')"
@@ -134,7 +134,7 @@ is "still one region $R, committed, one namespace named cxl" \
 # adopts that region instead of making a second one.
 D=$(cxl_dax)
 must "stop pmemramd" systemctl stop pmemramd.service
-grep -v SYSTEMD_WANTS "/lib/udev/rules.d/$rules" >"/run/udev/rules.d/$rules"
+ln -sf /dev/null "/run/udev/rules.d/$rules"
 must "set pmemramd's udev rule aside" udevadm control --reload
 must "give $D back to device_dax" daxctl reconfigure-device -m devdax -f "$D"
 must "destroy its namespace" ndctl destroy-namespace -f "$(ndctl list -N | jq -r '.[] | select(.name == "cxl") | .dev')"

@@ -17,7 +17,7 @@
 # A first conversion, traced whole (out/convert.trace), shows the order of
 # the writes the kill points rely on.
 # While pmemramd runs by hand, udev must not start the service when a dax
-# device appears (60-pmemram.rules): two daemons would race.
+# device appears (95-pmemram-start.rules): two daemons would race.
 set -u
 . ./lib.sh
 
@@ -65,13 +65,13 @@ record() {
 	grep -sH . "$nd"/{namespace,pfn,dax}*/{mode,uuid,size,alt_name,holder,holder_class,namespace} | sed "s|^$nd/||" >&2
 }
 
-# Stopped, and not started by udev when a dax device appears (60-pmemram.rules
-# asks systemd to): pmemramd then runs only by hand.  A runtime copy of the
-# rules without that rule stands in for them.
-rules=60-pmemram.rules
+# Stopped, and not started by udev when a dax device appears (95-pmemram-start.rules
+# asks systemd to): pmemramd then runs only by hand.  That rules file is masked
+# in /run/udev/rules.d meanwhile.
+rules=95-pmemram-start.rules
 stop_daemon() {
 	systemctl stop pmemramd.service && mkdir -p /run/udev/rules.d &&
-		grep -v SYSTEMD_WANTS "/lib/udev/rules.d/$rules" >"/run/udev/rules.d/$rules" && udevadm control --reload
+		ln -sf /dev/null "/run/udev/rules.d/$rules" && udevadm control --reload
 }
 start_daemon() { rm -f "/run/udev/rules.d/$rules" && udevadm control --reload && systemctl start pmemramd.service; }
 

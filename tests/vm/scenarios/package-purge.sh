@@ -33,8 +33,9 @@ ok "dpkg -s says pmemram is not installed" sh -c '! dpkg -s pmemram >/dev/null 2
 is "pmemramd is stopped" "$(systemctl is-active pmemramd.service)" inactive
 is "$D stays online in full" "$(dev_state "$D")" "$nd online Movable"
 ok "the programs are gone" test ! -e /usr/sbin/pmemramd -a ! -e /usr/sbin/pmemramctl
-ok "the unit and the udev rule are gone" \
-	test ! -e /lib/systemd/system/pmemramd.service -a ! -e /lib/udev/rules.d/60-pmemram.rules
+ok "the unit and the udev rules are gone" \
+	test ! -e /lib/systemd/system/pmemramd.service -a ! -e /lib/udev/rules.d/60-pmemram.rules \
+	-a ! -e /lib/udev/rules.d/95-pmemram-start.rules
 ok "the enablement link is gone" test ! -e /etc/systemd/system/sysinit.target.wants/pmemramd.service
 ok "pmemramctl's claim drop-in is gone" test ! -e "$claim_file"
 ok "pmemram.conf (a conffile) is gone" test ! -e /etc/pmemram/pmemram.conf

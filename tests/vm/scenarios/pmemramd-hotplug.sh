@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A second NVDIMM hot-added through the QEMU monitor while pmemramd is not
-# running: the dax device's add uevent starts pmemramd (60-pmemram.rules),
+# running: the dax device's add uevent starts pmemramd (95-pmemram-start.rules),
 # which onlines the claimed region's memory as Movable.  Also the time from
 # the kernel's add uevent to the last block online, and the reconcile that a
 # uevent schedules for the end of the coalescing window: run when the window
