@@ -57,11 +57,94 @@ static int systemd_reload(struct manager *m)
 	return r;
 }
 
+/*
+ * systemd 257 re-reads changed slice files on a reload but leaves the cgroups of slices that are
+ * running as they were (252 applied them): the properties pmemramd writes are also set on the
+ * running unit, as `systemctl set-property --runtime` does.  That leaves runtime drop-ins in
+ * SYSTEMD_CONTROL_DIR, set again at every change and removed with the slice.
+ */
+#define SYSTEMD_CONTROL_DIR "/run/systemd/system.control"
+
+static uint64_t protect_sum(const struct manager *m, const struct manager_class *states);
+
+/* sd_bus message: the AllowedMemoryNodes= bitmask, node n at bit n % 8 of byte n / 8. */
+static int append_nodes(sd_bus_message *msg, const struct pmemram_nodemask *mask)
+{
+	uint8_t bytes[PMEMRAM_MAX_NODES / 8] = {};
+	size_t n = 0;
+
+	for (unsigned node = 0; node < PMEMRAM_MAX_NODES; node++)
+		if (pmemram_nodemask_test(mask, node)) {
+			bytes[node / 8] |= (uint8_t)(1u << (node % 8));
+			n = node / 8 + 1;
+		}
+	return sd_bus_message_append(msg, "(sv)", "AllowedMemoryNodes", "ay", n, bytes, n);
+}
+
+/* SetUnitProperties(unit, runtime, ...): AllowedMemoryNodes= when mask, and MemoryLow=. */
+static int set_running(sd_bus *bus, const char *unit, const struct pmemram_nodemask *mask, uint64_t low,
+		       sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL, *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &msg, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+					   "org.freedesktop.systemd1.Manager", "SetUnitProperties");
+	if (r >= 0)
+		r = sd_bus_message_append(msg, "sb", unit, 1);
+	if (r >= 0)
+		r = sd_bus_message_open_container(msg, 'a', "(sv)");
+	if (r >= 0 && mask)
+		r = append_nodes(msg, mask);
+	if (r >= 0)
+		r = sd_bus_message_append(msg, "(sv)", "MemoryLow", "t", low);
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	if (r >= 0)
+		r = sd_bus_call(bus, msg, 0, error, &reply);
+	return r;
+}
+
+/* The slices written in this pass, and pmemram.slice when parent_written, on their running units. */
+static void apply_running(struct manager *m, const struct manager_class *states, bool parent_written)
+{
+	uint64_t sum = protect_sum(m, states);
+	char unit[PMEMRAM_CLASS_NAME_MAX + 32];
+	sd_bus *bus = NULL;
+	int r;
+
+	r = systemd_bus_open(&bus);
+	for (size_t i = 0; r >= 0 && i <= m->config->n_classes; i++) {
+		_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+		bool parent = i == m->config->n_classes;
+
+		if (parent ? !parent_written : !states[i].written)
+			continue;
+		snprintf(unit, sizeof(unit), parent ? PMEMRAM_PARENT_SLICE : "pmemram-%s.slice", states[i].name);
+		r = set_running(bus, unit, parent ? NULL : &states[i].mask, parent ? sum : states[i].protect, &error);
+		if (r < 0)
+			mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "cannot apply %s to its running unit: %s", unit,
+			       error.message ? error.message : strerror(-r));
+	}
+	sd_bus_flush_close_unref(bus);
+}
+
 static void log_removed(const char *name, void *userdata)
 {
 	struct manager *m = userdata;
+	char path[PATH_MAX];
 
 	mlog(m, LOG_INFO, "removed %s/%s: its class is no longer configured", m->slice_dir, name);
+	if (!m->slice_dir_is_systemds)
+		return;
+	/* and what apply_running() left in systemd's runtime drop-ins */
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), SYSTEMD_CONTROL_DIR "/%s.d/50-%s.conf", name,
+			 i ? "MemoryLow" : "AllowedMemoryNodes");
+		(void)unlink(path);
+	}
+	snprintf(path, sizeof(path), SYSTEMD_CONTROL_DIR "/%s.d", name);
+	(void)rmdir(path);
 }
 
 /* An event about one class, or information when e is _MANAGER_EVENT_INVALID. */
@@ -150,7 +233,9 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 		class_log(m, _MANAGER_EVENT_INVALID, c->name, "nodes = %s resolved to %s: wrote %s/pmemram-%s.slice",
 			  c->nodes_text, st->nodes, m->slice_dir, c->name);
 		*changed = true;
+		st->written = true;
 	}
+	st->mask = mask;
 	st->protect = c->protect;
 }
 
@@ -167,7 +252,8 @@ static uint64_t protect_sum(const struct manager *m, const struct manager_class 
 
 /* pmemram.slice with the sum of the classes' protections written to their slices, or removed
  * when there is none; *changed set when it changed. */
-static void apply_parent(struct manager *m, int dir_fd, const struct manager_class *states, bool *changed)
+static void apply_parent(struct manager *m, int dir_fd, const struct manager_class *states, bool *changed,
+			 bool *written)
 {
 	_cleanup_(freep) char *text = NULL;
 	uint64_t sum = protect_sum(m, states);
@@ -185,6 +271,7 @@ static void apply_parent(struct manager *m, int dir_fd, const struct manager_cla
 		mlog(m, LOG_INFO, "%s %s/" PMEMRAM_PARENT_SLICE " (the classes protect %" PRIu64 " bytes)",
 		     text ? "wrote" : "removed", m->slice_dir, sum);
 		*changed = true;
+		*written = true;
 	}
 }
 
@@ -429,7 +516,7 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 	struct pmemram_nodemask kmem;
 	const char **keep = NULL;
 	struct manager_class *states;
-	bool changed = false, pruned;
+	bool changed = false, parent_written = false, pruned;
 	int r, removed;
 
 	if (topology)
@@ -487,7 +574,7 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 	}
 	for (size_t i = 0; i < m->config->n_classes; i++)
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
-	apply_parent(m, dir_fd, states, &changed);
+	apply_parent(m, dir_fd, states, &changed, &parent_written);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
 		mevent(m, MANAGER_EVENT_CLASS_SLICES_FAILED, "classes: cannot remove old slices from %s: %s", m->slice_dir,
@@ -498,6 +585,8 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 		m->slice_reload_pending = true;
 		if (m->slice_dir_is_systemds)
 			r = systemd_reload(m);
+		if (r >= 0 && m->slice_dir_is_systemds)
+			apply_running(m, states, parent_written);
 		if (r >= 0) {
 			m->n_slice_reloads++;
 			m->slice_reload_pending = false;

@@ -34,6 +34,8 @@ struct manager_class {
 	uint64_t protect;	   /* protect = SIZE as its slice has it, 0 none */
 	int protect_state;	   /* 1 in effect, 0 not known (no cgroup yet), -1 memory.low differs */
 	uint64_t memory_low;	   /* the slice cgroup's memory.low as last read (protect_state != 0) */
+	struct pmemram_nodemask mask; /* nodes, as a mask */
+	bool written;		      /* its slice written in this pass, to apply to the running unit */
 };
 
 /* A node's promote and demote counters when pmemramd first saw the node (or the system's, node
