@@ -25,8 +25,13 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 words() { tr -s '\n' ' ' <<<"$1" | sed 's/ $//'; }
 regions() { (cd "$nd" && ls -d region* 2>/dev/null); }
 
-is "kernel leaves hot-added memory offline" \
-	"$(cat /sys/devices/system/memory/auto_online_blocks)" offline
+if [ "$PMEMRAM_PLATFORM" = trixie ]; then
+	is "Debian 13's kernel onlines hot-added memory itself" \
+		"$(cat /sys/devices/system/memory/auto_online_blocks)" online
+else
+	is "kernel leaves hot-added memory offline" \
+		"$(cat /sys/devices/system/memory/auto_online_blocks)" offline
+fi
 before_kb=$(meminfo_kb MemTotal)
 before_node_mb=$(node_mem_mb "$node")
 before_node_mb=${before_node_mb:-0} # numactl leaves out a node without memory
