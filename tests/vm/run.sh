@@ -7,7 +7,7 @@
 #                         bookworm (Debian 12, linux-source-6.1)
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
 #                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem,
-#                         cxl-interleave
+#                         cxl-interleave, cxl-ram, cxl-ram-interleave
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
@@ -31,7 +31,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave cxl-ram cxl-ram-interleave"
 topology=nvdimm+hmat-direct
 platform=trixie
 append=
@@ -146,6 +146,28 @@ topology_args() {
 				-object "memory-backend-file,id=cxl-lsa$i,share=on,mem-path=$run/cxl-lsa$i.img,size=256M"
 				-device "cxl-rp,port=$i,bus=cxl.1,id=rp$i,chassis=0,slot=$((2 + i))"
 				-device "cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,sn=0x5eed000$((1 + i)),id=cxl-pmem$i")
+		done
+		root_bus=pcie.0
+		return
+		;;
+	cxl-ram | cxl-ram-interleave)
+		# cxl-pmem's machine with volatile type-3 devices (QEMU 8.1 and
+		# later): 512 MiB of RAM each and no label area, serial numbers
+		# 0x5eed0101 (and 0x5eed0102 for cxl-ram-interleave, each on a root
+		# port of its own, for a 2-way RAM region over the host bridge).
+		# Nothing programs their decoders at boot: a RAM region comes from
+		# cxl create-region -t ram, and 6.12 hands its dax device to kmem.
+		local i n=1
+		[ "$1" = cxl-ram ] || n=2
+		qargs+=(-machine q35,cxl=on,cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
+			-smp 2 -m 2G
+			-object memory-backend-ram,id=m0,size=2G
+			-numa node,nodeid=0,cpus=0-1,memdev=m0
+			-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1)
+		for ((i = 0; i < n; i++)); do
+			qargs+=(-object "memory-backend-ram,id=cxl-vmem$i,share=on,size=512M"
+				-device "cxl-rp,port=$i,bus=cxl.1,id=rp$i,chassis=0,slot=$((2 + i))"
+				-device "cxl-type3,bus=rp$i,volatile-memdev=cxl-vmem$i,sn=0x5eed010$((1 + i)),id=cxl-vmem$i")
 		done
 		root_bus=pcie.0
 		return
