@@ -81,8 +81,12 @@ static int read_device(struct pmemram_ctx *ctx, const char *name, struct pmemram
 		return r;
 	d.mode = pmemram_dax_mode_from_driver(d.driver);
 
+	/* The kernel hides target_node when the device has none (dev_dax_visible()), rather than
+	 * showing -1: no node, which the planner refuses by name, not a device to fail on. */
 	r = sysfs_read_int(ctx, SYSFS_JOIN(path, dir, "target_node"), &d.target_node);
-	if (r < 0)
+	if (sysfs_absent(ctx, r))
+		d.target_node = -1;
+	else if (r < 0)
 		return r;
 	if (d.target_node < -1 || d.target_node >= PMEMRAM_MAX_NODES) {
 		pmemram_ctx_set_error_path(ctx, path);
