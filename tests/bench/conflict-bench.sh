@@ -30,6 +30,8 @@
 #   WORKLOAD  anon, pagecache, forks (default: all three)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
+# bookworm unless PMEMRAM_PLATFORM says otherwise: the shuffle series runs on 6.1 until its 6.12 port.
+export PMEMRAM_PLATFORM=${PMEMRAM_PLATFORM:-bookworm}
 
 trials=${1:-3}
 rounds=${2:-4}

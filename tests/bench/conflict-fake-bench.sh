@@ -14,6 +14,8 @@
 # Usage: tests/bench/conflict-fake-bench.sh [TRIALS]  (default 3)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
+# bookworm unless PMEMRAM_PLATFORM says otherwise: the shuffle series runs on 6.1 until its 6.12 port.
+export PMEMRAM_PLATFORM=${PMEMRAM_PLATFORM:-bookworm}
 
 trials=${1:-3}
 [[ $trials =~ ^[1-9][0-9]*$ ]] || bench_die "usage: $0 [TRIALS]: TRIALS must be a positive number, not '$trials'"

@@ -16,6 +16,8 @@
 # Usage: tests/bench/shuffle-bench.sh [ROUNDS]   (default 5 fault-in rounds)
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
+# bookworm unless PMEMRAM_PLATFORM says otherwise: the shuffle series runs on 6.1 until its 6.12 port.
+export PMEMRAM_PLATFORM=${PMEMRAM_PLATFORM:-bookworm}
 
 rounds=${1:-5}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "usage: $0 [ROUNDS]: ROUNDS must be a positive number, not '$rounds'"

@@ -16,6 +16,8 @@
 # Usage: tests/bench/shuffle-online-bench.sh
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/common.sh"
+# bookworm unless PMEMRAM_PLATFORM says otherwise: the shuffle series runs on 6.1 until its 6.12 port.
+export PMEMRAM_PLATFORM=${PMEMRAM_PLATFORM:-bookworm}
 
 [ $# = 0 ] || bench_die "usage: $0 (no arguments)"
 "$repo/tests/deps.sh"

@@ -4,7 +4,8 @@
 #
 # Usage: tests/vm/run.sh [options] SCENARIO
 #   -p, --platform NAME   trixie (default: Debian 13, linux-source-6.12) or
-#                         bookworm (Debian 12, linux-source-6.1)
+#                         bookworm (Debian 12, linux-source-6.1); default
+#                         $PMEMRAM_PLATFORM, else trixie
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
 #                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem,
 #                         cxl-interleave, cxl-ram, cxl-ram-interleave
@@ -33,7 +34,7 @@ set -euo pipefail
 
 topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave cxl-ram cxl-ram-interleave"
 topology=nvdimm+hmat-direct
-platform=trixie
+platform=${PMEMRAM_PLATFORM:-trixie}
 append=
 timeout_s=600
 maxmem=8G
