@@ -78,7 +78,20 @@ static int append_nodes(sd_bus_message *msg, const struct pmemram_nodemask *mask
 			bytes[node / 8] |= (uint8_t)(1u << (node % 8));
 			n = node / 8 + 1;
 		}
-	return sd_bus_message_append(msg, "(sv)", "AllowedMemoryNodes", "ay", n, bytes, n);
+	int r;
+
+	r = sd_bus_message_open_container(msg, 'r', "sv");
+	if (r >= 0)
+		r = sd_bus_message_append(msg, "s", "AllowedMemoryNodes");
+	if (r >= 0)
+		r = sd_bus_message_open_container(msg, 'v', "ay");
+	if (r >= 0)
+		r = sd_bus_message_append_array(msg, 'y', bytes, n);
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	return r;
 }
 
 /* SetUnitProperties(unit, runtime, ...): AllowedMemoryNodes= when mask, and MemoryLow=. */
