@@ -73,7 +73,7 @@ in_build_root() {
 # log is $cache/deb/PLATFORM-KEY/build.log.
 ensure_deb() {
 	local platform=${1:-trixie} dir=$cache/deb stage key out start lock
-	stage=$dir/stage-$$
+	stage=$dir/stage-$BASHPID # one per lane: run-all builds both packages at once
 	mkdir -p "$dir"
 	rm -rf "$stage"
 	mkdir -p "$stage/src"
