@@ -30,10 +30,10 @@ struct manager_class {
 	char name[PMEMRAM_CLASS_NAME_MAX];
 	char nodes[128];  /* resolved, "" when it could not be */
 	char error[256];  /* why not, "" when its slice is as resolved */
-	char demotion_escape[128]; /* with demotion on, slow nodes outside the class it may demote to */
-	uint64_t protect;	   /* protect = SIZE as its slice has it, 0 none */
-	int protect_state;	   /* 1 in effect, 0 not known (no cgroup yet), -1 memory.low differs */
-	uint64_t memory_low;	   /* the slice cgroup's memory.low as last read (protect_state != 0) */
+	char demotion_escape[128];    /* with demotion on, slow nodes outside the class it may demote to */
+	uint64_t protect;	      /* protect = SIZE as its slice has it, 0 none */
+	int protect_state;	      /* 1 in effect, 0 not known (no cgroup yet), -1 memory.low differs */
+	uint64_t memory_low;	      /* the slice cgroup's memory.low as last read (protect_state != 0) */
 	struct pmemram_nodemask mask; /* nodes, as a mask */
 	bool written;		      /* its slice written in this pass, to apply to the running unit */
 };

@@ -532,10 +532,10 @@ static void test_auto_online(void **state)
 		const char *online;
 		bool refused;
 	} cases[] = {
-		{ PMEMRAM_AUTO_ONLINE_OFFLINE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_OFFLINE, "normal", false },
-		{ PMEMRAM_AUTO_ONLINE_ONLINE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_ONLINE, "normal", false },
-		{ PMEMRAM_AUTO_ONLINE_KERNEL, "movable", true },	  { PMEMRAM_AUTO_ONLINE_KERNEL, "normal", false },
-		{ PMEMRAM_AUTO_ONLINE_MOVABLE, "movable", false },	  { PMEMRAM_AUTO_ONLINE_MOVABLE, "normal", true },
+		{ PMEMRAM_AUTO_ONLINE_OFFLINE, "movable", false }, { PMEMRAM_AUTO_ONLINE_OFFLINE, "normal", false },
+		{ PMEMRAM_AUTO_ONLINE_ONLINE, "movable", false },  { PMEMRAM_AUTO_ONLINE_ONLINE, "normal", false },
+		{ PMEMRAM_AUTO_ONLINE_KERNEL, "movable", true },   { PMEMRAM_AUTO_ONLINE_KERNEL, "normal", false },
+		{ PMEMRAM_AUTO_ONLINE_MOVABLE, "movable", false }, { PMEMRAM_AUTO_ONLINE_MOVABLE, "normal", true },
 	};
 	struct world w;
 	char conf[256];

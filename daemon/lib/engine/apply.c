@@ -451,8 +451,10 @@ static int bind_kmem(struct run *run, const struct pmemram_action *a)
 	/* Left at "online", the kernel would online the blocks in its own zone: no bind. */
 	if (changed < 0 && sysfs_read_string(run->ctx, AUTO_ONLINE_FILE, saved, sizeof(saved)) >= 0 &&
 	    streq(saved, "online"))
-		return fail(run, -EBUSY, "%s: auto_online_blocks is 'online' and was not set for the bind%s%s: not binding kmem",
-			    a->device, want ? ": " : " (no record to keep its value in)", want ? strerror(-changed) : "");
+		return fail(run, -EBUSY,
+			    "%s: auto_online_blocks is 'online' and was not set for the bind%s%s: not binding kmem",
+			    a->device, want ? ": " : " (no record to keep its value in)",
+			    want ? strerror(-changed) : "");
 	pmemram_ctx_clear_error(run->ctx);
 
 	r = device_rebind(run, a->device, "", "kmem", run->ops->enable_kmem, "binding kmem");
