@@ -8,7 +8,8 @@
 #                         $PMEMRAM_PLATFORM, else trixie
 #   -t, --topology NAME   nvdimm+hmat-direct (default), nvdimm+spare-node,
 #                         hmat-complex, no-cache, legacy-pmem, hmem, cxl-pmem,
-#                         cxl-interleave, cxl-ram, cxl-ram-interleave
+#                         cxl-interleave, cxl-ram, cxl-ram-interleave,
+#                         hmem-node
 #   -a, --append ARGS     extra kernel command-line arguments
 #   -T, --timeout SEC     whole-run limit (default 600)
 #   -M, --maxmem SIZE     room for hot-added memory, QEMU's maxmem (default 8G)
@@ -32,7 +33,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave cxl-ram cxl-ram-interleave"
+topologies="nvdimm+hmat-direct nvdimm+spare-node hmat-complex no-cache legacy-pmem hmem cxl-pmem cxl-interleave cxl-ram cxl-ram-interleave hmem-node"
 topology=nvdimm+hmat-direct
 platform=${PMEMRAM_PLATFORM:-trixie}
 append=
@@ -92,6 +93,30 @@ topology_args() {
 	# node 1.  A range running into the BIOS area at the top of low memory
 	# makes the hmem probe fail with -ENOMEM; this one is known good.
 	hmem) kargs+=("memmap=256M%0x60000000-1+0xefffffff") ;;
+	hmem-node)
+		# Soft-reserved memory that is a NUMA node of its own, as firmware
+		# describes a memory expander it set up: node 0 the CPUs and 1 GiB,
+		# node 1 256 MiB, memory-only and all soft-reserved (memmap= type
+		# 0xefffffff), node 2 1 GiB of plain memory after it (so the BIOS
+		# area at the top of low memory lies outside the range), and an
+		# HMAT.  6.12 makes hmem.N only of a wholly soft-reserved SRAT
+		# range: hmem's range, a part of node 1, gets none there.
+		local t lat bw
+		qargs+=(-machine pc,hmat=on -smp 2 -m 2304M
+			-object memory-backend-ram,id=m0,size=1G
+			-object memory-backend-ram,id=m1,size=256M
+			-object memory-backend-ram,id=m2,size=1G
+			-numa node,nodeid=0,cpus=0-1,memdev=m0
+			-numa node,nodeid=1,memdev=m1,initiator=0
+			-numa node,nodeid=2,memdev=m2,initiator=0)
+		for t in 0:10:10G 1:100:1G 2:10:10G; do
+			IFS=: read -r t lat bw <<<"$t"
+			qargs+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+				-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+		done
+		kargs+=("memmap=256M%0x40000000-1+0xefffffff")
+		return
+		;;
 	legacy-pmem)
 		# Node 0 has the CPUs and 3 GiB, node 1 the GiB above 4 GiB (pc
 		# puts RAM past 3 GiB there), which memmap= declares persistent.

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Soft-reserved memory on Debian 13's kernel (hmem-node: node 1 all
+# soft-reserved): 6.12 hands hmem's dax device to kmem as it finds it and
+# onlines the blocks itself, in the kernel's zone (auto_online_blocks
+# "online").  pmemramd leaves it as it is while nothing claims it; claimed
+# in the zone it is in, it is adopted as it is (onlined by the kernel);
+# claimed as Movable, each block is moved, one at a time.
+set -u
+. ./lib.sh
+
+plan 14
+dropins=/etc/pmemram/pmemram.conf.d
+range=40000000-4fffffff
+
+H=
+for d in /sys/bus/dax/devices/dax*; do
+	case $(realpath "$d") in */platform/hmem.*) H=$(basename "$d") ;; esac
+done
+[ -n "$H" ] || bail "no dax device below a hmem platform device"
+note "hmem device: $H ($(realpath "/sys/bus/dax/devices/$H"))"
+ok "/proc/iomem has $range as Soft Reserved" grep -q "^ *$range : Soft Reserved" /proc/iomem
+is "$H targets node 1" "$(cat "/sys/bus/dax/devices/$H/target_node")" 1
+is "the kernel bound $H to kmem at probe" "$(dev_driver "$H")" kmem
+nb=$(dev_blocks "$H" | grep -c .)
+kzone=$(dev_state "$H")
+note "the kernel onlined it: $kzone"
+is "the kernel onlined its $nb blocks in Normal" "$kzone" "$nb online Normal"
+
+prov() { pmemramctl status --json | jq -r --arg d "$1" ".dax_devices[] | select(.device == \$d) | $2"; }
+must "(re)start pmemramd with no claim" systemctl restart pmemramd.service
+ok "daemon: $H ignored, unclaimed" wait_for 10 '[ "$(daemon_verdict "$H")" = "ignored unclaimed" ]'
+is "status: onlined by someone other than pmemram" "$(prov "$H" '"\(.source) \(.mode) \(.onlined_by)"')" "hmem system-ram other"
+is "its blocks stay as the kernel made them" "$(dev_state "$H")" "$kzone"
+
+# Claimed in the zone it is in: nothing to do.
+mkdir -p "$dropins"
+printf '[claim "soft"]\nmatch = hmem:%s\nonline = normal\n' "$range" >"$dropins/50-hmem.conf"
+since=@$(date +%s.%N)
+must "reload pmemramd with a claim for Normal" systemctl reload pmemramd.service
+ok "daemon: $H converged as it was" wait_for 10 '[ "$(daemon_verdict "$H")" = "converged none" ]'
+is "pmemramd changed nothing: no action in the journal" \
+	"$(journalctl -u pmemramd --since "$since" -o verbose PMEMRAM_DEVICE="$H" | grep -c '^ *PMEMRAM_ACTION=')" 0
+
+# Claimed as Movable: moved, block by block.
+printf '[claim "soft"]\nmatch = hmem:%s\n' "$range" >"$dropins/50-hmem.conf"
+t0=$EPOCHREALTIME
+must "reload pmemramd with a claim for Movable" systemctl reload pmemramd.service
+ok "$H's blocks are moved to Movable" wait_for 60 '[ "$(dev_state "$H")" = "$nb online Movable" ]'
+note "BENCH what=move-to-movable blocks=$nb ms=$(ms "$t0" "$EPOCHREALTIME")"
+ok "daemon: $H converged" wait_for 10 '[ "$(daemon_verdict "$H")" = "converged none" ]'
+
+done_testing
