@@ -108,7 +108,9 @@ static void status_merge_daemon_provenance(struct status *s)
 			    !streq_ptr(json_object_get_string(v), pmemram_dax_mode_to_string(d->mode)))
 				continue;
 			if (json_object_object_get_ex(e, "onlined_by", &v) && json_object_is_type(v, json_type_string))
-				p->onlined_by = streq(json_object_get_string(v), "pmemram") ? "pmemram" : "other";
+				p->onlined_by = streq(json_object_get_string(v), "pmemram")  ? "pmemram"
+						: streq(json_object_get_string(v), "kernel") ? "kernel"
+											     : "other";
 			if (json_object_object_get_ex(e, "releasable", &v) &&
 			    json_object_is_type(v, json_type_boolean)) {
 				p->releasable = json_object_get_boolean(v);
@@ -251,7 +253,8 @@ static void print_provenance(const struct pmemram_dax *d, const struct pmemram_p
 		printf("; onlined by %s, %s",
 		       !p->onlined_by			 ? "unknown"
 		       : streq(p->onlined_by, "pmemram") ? "pmemram"
-							 : "the kernel or another tool",
+		       : streq(p->onlined_by, "kernel")	 ? "the kernel, at probe"
+							 : "another tool",
 		       p->releasable_unknown ? "releasable unknown"
 		       : p->releasable	     ? "releasable"
 					     : "not releasable (blocks outside Movable, or missing)");

@@ -188,6 +188,75 @@ static void test_range_name_taken(void **state)
 	assert_string_equal(fake_sysfs_read(dir, "onlined"), "");
 }
 
+/* onlined_by of the observed device name, from a fresh observation. */
+static const char *observed_onlined_by(struct fake_env *env, const char *name, char *buf, size_t size)
+{
+	_cleanup_(pmemram_observation_freep) struct pmemram_observation *o = NULL;
+	struct json_object *a = NULL, *by = NULL;
+
+	buf[0] = '\0';
+	assert_int_equal(pmemram_observe_lazy(env->ctx, &o), 0);
+	assert_int_equal(pmemram_provenance_observed_json(o, NULL, &a), 0);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *d = json_object_array_get_idx(a, i), *v = NULL;
+
+		if (json_object_object_get_ex(d, "device", &v) && streq(json_object_get_string(v), name) &&
+		    json_object_object_get_ex(d, "onlined_by", &by))
+			snprintf(buf, size, "%s", by ? json_object_get_string(by) : "null");
+	}
+	json_object_put(a);
+	return buf;
+}
+
+/* Soft-reserved memory on kmem that pmemram did not bind: the kernel's on a kernel that binds it at
+ * probe (6.3 and later), someone else's before; an NVDIMM's device on kmem is never the kernel's. */
+static void test_kernel_at_probe(void **state)
+{
+	struct fake_env *env = ENV(state);
+	struct pmemram_provenance p;
+	struct pmemram_dax_list *list = NULL;
+	char by[32];
+
+	assert_int_equal(fake_sysfs_add_hmem(env->root, 3, "dax5.0", "kmem", 1, 256ULL << 20, 0x60000000), 0);
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/osrelease", "6.12.118+deb13-amd64\n"), 0);
+	assert_string_equal(observed_onlined_by(env, "dax5.0", by, sizeof(by)), "kernel");
+	assert_string_equal(observed_onlined_by(env, "dax0.0", by, sizeof(by)), "other");
+
+	/* read alone, as pmemramctl status does without the daemon */
+	assert_int_equal(pmemram_dax_list_read(env->ctx, &list), 0);
+	for (size_t i = 0; i < list->n_devices; i++)
+		if (streq(list->devices[i].name, "dax5.0")) {
+			assert_int_equal(pmemram_provenance_read(env->ctx, &list->devices[i], NULL, NULL, 0, &p), 0);
+			assert_string_equal(p.onlined_by, "kernel");
+		}
+	pmemram_dax_list_free(list);
+
+	assert_int_equal(fake_sysfs_write(env->proc, "sys/kernel/osrelease", "6.1.0-41-amd64\n"), 0);
+	assert_string_equal(observed_onlined_by(env, "dax5.0", by, sizeof(by)), "other");
+	/* unreadable: not known to be the kernel's, and no error left behind */
+	assert_int_equal(fake_sysfs_remove(env->proc, "sys/kernel/osrelease"), 0);
+	assert_string_equal(observed_onlined_by(env, "dax5.0", by, sizeof(by)), "other");
+	assert_null(pmemram_ctx_get_error_path(env->ctx));
+}
+
+static void test_release_binds_ram_at_probe(void **state)
+{
+	(void)state;
+	assert_true(pmemram_release_binds_ram_at_probe("6.12.118+deb13-amd64"));
+	assert_true(pmemram_release_binds_ram_at_probe("6.3.0"));
+	assert_true(pmemram_release_binds_ram_at_probe("7.0-rc1"));
+	assert_true(pmemram_release_binds_ram_at_probe("10.1"));
+	assert_false(pmemram_release_binds_ram_at_probe("6.2.16"));
+	assert_false(pmemram_release_binds_ram_at_probe("6.1.0-41-amd64"));
+	assert_false(pmemram_release_binds_ram_at_probe("5.19.0"));
+	assert_false(pmemram_release_binds_ram_at_probe("6"));
+	assert_false(pmemram_release_binds_ram_at_probe("6."));
+	assert_false(pmemram_release_binds_ram_at_probe("v6.12"));
+	assert_false(pmemram_release_binds_ram_at_probe(""));
+	assert_false(pmemram_release_binds_ram_at_probe(NULL));
+	assert_false(pmemram_release_binds_ram_at_probe("99999999999999999999999.1"));
+}
+
 /* An hmem device in two pieces: each range shown, no single range. */
 static void test_ranges(void **state)
 {
@@ -238,6 +307,8 @@ int main(void)
 		FAKE_TEST(test_onlined_lock, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance_observed, fake_env_setup_hmat),
 		FAKE_TEST(test_range_name_taken, fake_env_setup_hmat),
+		FAKE_TEST(test_kernel_at_probe, fake_env_setup_hmat),
+		cmocka_unit_test(test_release_binds_ram_at_probe),
 		cmocka_unit_test(test_ranges),
 	};
 

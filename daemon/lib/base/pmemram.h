@@ -374,6 +374,12 @@ struct pmemram_dax_list {
 };
 
 int pmemram_dax_list_read(struct pmemram_ctx *ctx, struct pmemram_dax_list **ret);
+/* Whether the running kernel hands soft-reserved (hmem) and CXL RAM dax devices to kmem as it
+ * finds them, onlining their blocks under its own policy: Linux 6.3 and later, by the release in
+ * the procfs root's sys/kernel/osrelease.  false when that cannot be read or parsed. */
+bool pmemram_kernel_binds_ram_at_probe(struct pmemram_ctx *ctx);
+/* The same of a release string, "6.12.118+deb13-amd64"; false when it is not one. */
+bool pmemram_release_binds_ram_at_probe(const char *release);
 /* "daxR.I" with decimal R and I (no sign, no blanks, up to 9 digits each), shorter than
  * PMEMRAM_DAX_NAME_MAX: the only names requests and commands accept for a dax device. */
 #define PMEMRAM_DAX_NAME_MAX 32

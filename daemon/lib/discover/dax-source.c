@@ -18,6 +18,35 @@ const char *pmemram_dax_source_to_string(enum pmemram_dax_source s)
 	return (unsigned)s < ELEMENTSOF(source_names) ? source_names[s] : NULL;
 }
 
+bool pmemram_release_binds_ram_at_probe(const char *release)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!release || !isdigit((unsigned char)release[0]))
+		return false;
+	errno = 0;
+	major = strtoul(release, &end, 10);
+	if (errno || *end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	minor = strtoul(end + 1, &end, 10);
+	if (errno)
+		return false;
+	/* v6.3: dax_hmem and dax_cxl create their devices for kmem (DAXDRV_KMEM_TYPE) */
+	return major > 6 || (major == 6 && minor >= 3);
+}
+
+bool pmemram_kernel_binds_ram_at_probe(struct pmemram_ctx *ctx)
+{
+	char release[128];
+
+	if (root_read_string(ctx, PMEMRAM_ROOT_PROCFS, "sys/kernel/osrelease", release, sizeof(release)) < 0) {
+		pmemram_ctx_clear_error(ctx); /* unknown: not an error of the caller's */
+		return false;
+	}
+	return pmemram_release_binds_ram_at_probe(release);
+}
+
 /* Whether the component [s, s + len) is prefix followed by decimal digits, with one '.' between
  * two runs of digits when dot: "region0", "hmem.0" (prefix "hmem."), "decoder0.1". */
 static bool component_is(const char *s, size_t len, const char *prefix, bool dot)

@@ -151,6 +151,10 @@ struct pmemram_observed {
 	uint64_t block_size;
 	enum pmemram_auto_online auto_online; /* /sys/devices/system/memory/auto_online_blocks */
 	struct pmemram_observed_udev udev;
+	/* The kernel binds hmem and CXL RAM devices to kmem at probe (pmemram_kernel_binds_ram_at_probe()):
+	 * one of those on kmem that pmemram did not bind was put there by the kernel, as far as
+	 * anyone can tell. */
+	bool ram_kmem_at_probe;
 	size_t n_blocks;
 	const struct pmemram_memblock *blocks; /* sorted by id, as pmemram_memory_read() returns them */
 	size_t n_devices;

@@ -31,12 +31,14 @@ int pmemram_onlined_read(const char *dir, char **ids, size_t *ret_n);
 /* Where a dax device comes from and who onlined it, for status. */
 struct pmemram_provenance {
 	enum pmemram_dax_source source;
-	char provider[32];	/* "hmem.0", "region1" */
-	char namespace[32];	/* nvdimm and cxl pmem: "namespace1.0"; "" otherwise */
-	char uuid[40];		/* the namespace's UUID; "" when none */
-	char identity[64];	/* pmemram_dax_identity(); "" when unknown (not root) */
-	bool releasable;	/* on kmem, every block Movable or offline: release can give it back */
-	const char *onlined_by; /* on kmem: "pmemram" or "other" (the kernel, daxctl, ...); NULL otherwise */
+	char provider[32];  /* "hmem.0", "region1" */
+	char namespace[32]; /* nvdimm and cxl pmem: "namespace1.0"; "" otherwise */
+	char uuid[40];	    /* the namespace's UUID; "" when none */
+	char identity[64];  /* pmemram_dax_identity(); "" when unknown (not root) */
+	bool releasable;    /* on kmem, every block Movable or offline: release can give it back */
+	/* On kmem: "pmemram" (its record), "kernel" (hmem or CXL RAM on a kernel that binds those at
+	 * probe: a later rebind by daxctl looks the same) or "other" (daxctl, ...); NULL otherwise. */
+	const char *onlined_by;
 	/* On kmem but not readable (not root): onlined_by NULL without an identity, and releasable
 	 * meaning nothing without a range. */
 	bool releasable_unknown;

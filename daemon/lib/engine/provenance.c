@@ -192,9 +192,17 @@ static bool blocks_releasable(const struct pmemram_dax *d, const struct pmemram_
 	return found == end - first;
 }
 
+/* Whether the kernel put o on kmem itself: memory it hands to kmem at probe (soft-reserved, a CXL
+ * RAM region: a dax device of no namespace) on a kernel that does so. */
+static bool kmem_by_kernel(const struct pmemram_observed_dax *o, bool ram_kmem_at_probe)
+{
+	return ram_kmem_at_probe && (o->dax.source == PMEMRAM_DAX_SOURCE_HMEM ||
+				     (o->dax.source == PMEMRAM_DAX_SOURCE_CXL && !o->namespace[0]));
+}
+
 /* The provenance of a device as observed (its namespace read): no I/O. */
 static void provenance_of(const struct pmemram_observed_dax *o, const struct pmemram_memory *memory, char *const *ids,
-			  size_t n_ids, struct pmemram_provenance *ret)
+			  size_t n_ids, bool ram_kmem_at_probe, struct pmemram_provenance *ret)
 {
 	struct pmemram_provenance p = { .source = o->dax.source };
 
@@ -206,7 +214,7 @@ static void provenance_of(const struct pmemram_observed_dax *o, const struct pme
 	if (o->dax.mode == PMEMRAM_DAX_SYSTEM_RAM) {
 		p.releasable = blocks_releasable(&o->dax, memory);
 		p.releasable_unknown = !o->dax.has_resource;
-		p.onlined_by = p.identity[0] ? "other" : NULL;
+		p.onlined_by = !p.identity[0] ? NULL : kmem_by_kernel(o, ram_kmem_at_probe) ? "kernel" : "other";
 		for (size_t i = 0; p.identity[0] && i < n_ids; i++)
 			if (streq(ids[i], p.identity))
 				p.onlined_by = "pmemram";
@@ -226,7 +234,7 @@ int pmemram_provenance_read(struct pmemram_ctx *ctx, const struct pmemram_dax *d
 	r = pmemram_dax_namespace_read(ctx, &o);
 	if (r < 0)
 		return r;
-	provenance_of(&o, memory, ids, n_ids, ret);
+	provenance_of(&o, memory, ids, n_ids, pmemram_kernel_binds_ram_at_probe(ctx), ret);
 	return 0;
 }
 
@@ -311,7 +319,7 @@ int pmemram_provenance_observed_json(const struct pmemram_observation *observati
 	for (size_t i = 0; r >= 0 && i < o->n_devices; i++) {
 		struct pmemram_provenance p;
 
-		provenance_of(&o->devices[i], observation->memory, ids, n_ids, &p);
+		provenance_of(&o->devices[i], observation->memory, ids, n_ids, o->ram_kmem_at_probe, &p);
 		if (!json_append(a, pmemram_provenance_to_json(&o->devices[i].dax, &p)))
 			r = -ENOMEM;
 	}

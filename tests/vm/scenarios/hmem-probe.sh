@@ -30,7 +30,7 @@ is "the kernel onlined its $nb blocks in Normal" "$kzone" "$nb online Normal"
 prov() { pmemramctl status --json | jq -r --arg d "$1" ".dax_devices[] | select(.device == \$d) | $2"; }
 must "(re)start pmemramd with no claim" systemctl restart pmemramd.service
 ok "daemon: $H ignored, unclaimed" wait_for 10 '[ "$(daemon_verdict "$H")" = "ignored unclaimed" ]'
-is "status: onlined by someone other than pmemram" "$(prov "$H" '"\(.source) \(.mode) \(.onlined_by)"')" "hmem system-ram other"
+is "status: onlined by the kernel, at probe" "$(prov "$H" '"\(.source) \(.mode) \(.onlined_by)"')" "hmem system-ram kernel"
 is "its blocks stay as the kernel made them" "$(dev_state "$H")" "$kzone"
 
 # Claimed in the zone it is in: nothing to do.
