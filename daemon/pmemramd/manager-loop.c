@@ -16,6 +16,8 @@
 #include "manager.h"
 
 #define UEVENT_BUFFER_BYTES (4 * 1024 * 1024)
+/* How long a new dax device's reconcile waits for a driver's bind uevent (see on_uevent()). */
+#define ADD_GRACE_USEC (100 * 1000)
 
 static void become_ready(struct manager *m, const char *why)
 {
@@ -88,20 +90,23 @@ static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* The first uevent after a quiet spell starts a reconcile at once; what follows within the
- * coalescing window of the last reconcile's end (the rest of a burst) waits for the window. */
-void manager_schedule_reconcile(struct manager *m)
+/* A reconcile delay_usec from now, or at the end of the coalescing window of the last reconcile's
+ * end when that is later (the rest of a burst waits for the window); one already due earlier is
+ * joined, one due later brought forward. */
+static void schedule_reconcile_after(struct manager *m, uint64_t delay_usec)
 {
-	uint64_t now, due;
+	uint64_t now, due, at = 0;
 	int enabled = SD_EVENT_OFF;
 
-	if (m->coalesce_source)
-		(void)sd_event_source_get_enabled(m->coalesce_source, &enabled);
-	if (enabled != SD_EVENT_OFF)
-		return; /* already due: this event joins it */
 	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
 		return;
 	due = m->last_end_usec && now < m->last_end_usec + m->coalesce_usec ? m->last_end_usec + m->coalesce_usec : now;
+	if (due < now + delay_usec)
+		due = now + delay_usec;
+	if (m->coalesce_source)
+		(void)sd_event_source_get_enabled(m->coalesce_source, &enabled);
+	if (enabled != SD_EVENT_OFF && (sd_event_source_get_time(m->coalesce_source, &at) < 0 || at <= due))
+		return; /* already due: this event joins it */
 	if (!m->coalesce_source) {
 		/* Accuracy 1 µs: with sd-event's default (250 ms) the reconcile could start up to
 		 * that much late, at the loop's next wake-up within it: often a client's request,
@@ -112,6 +117,13 @@ void manager_schedule_reconcile(struct manager *m)
 	}
 	(void)sd_event_source_set_time(m->coalesce_source, due);
 	(void)sd_event_source_set_enabled(m->coalesce_source, SD_EVENT_ONESHOT);
+}
+
+/* The first uevent after a quiet spell starts a reconcile at once; what follows within the
+ * coalescing window of the last reconcile's end waits for the window. */
+void manager_schedule_reconcile(struct manager *m)
+{
+	schedule_reconcile_after(m, 0);
 }
 
 /*
@@ -176,9 +188,14 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
 			mlog(m, LOG_DEBUG, "uevent %s %s %s seq %llu", action ? action : "?", subsystem ? subsystem : "?",
 			     udev_device_get_sysname(d), udev_device_get_seqnum(d));
-		/* Memory blocks only matter when they arrive; dax devices on every change. */
+		/* Memory blocks only matter when they arrive; dax devices on every change, a new one
+		 * once a driver has it: the kernel sends its add before it probes the driver (device_dax;
+		 * kmem for memory it onlines itself), and a reconcile between the two would race that
+		 * probe.  Its bind follows at once; ADD_GRACE_USEC covers a device no driver takes. */
 		if (subsystem && uevent_is_echo(m, d, subsystem))
 			m->n_uevents_echo++;
+		else if (subsystem && streq(subsystem, "dax") && action && streq(action, "add"))
+			schedule_reconcile_after(m, ADD_GRACE_USEC);
 		else if (!subsystem || !streq(subsystem, "memory") || (action && streq(action, "add")))
 			manager_schedule_reconcile(m);
 		udev_device_unref(d);
@@ -193,7 +210,10 @@ static int monitor_open(struct manager *m)
 	m->udev = udev_new();
 	if (!m->udev)
 		return -ENOMEM;
-	m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
+	/* The kernel's uevents, not udev's: pmemramd reads sysfs alone, needing nothing udev does
+	 * for a device (its node is devtmpfs's), and udev's rules (daxctl's spawns systemd-escape for
+	 * every dax device) delay an event by hundreds of milliseconds on a slow machine. */
+	m->monitor = udev_monitor_new_from_netlink(m->udev, "kernel");
 	if (!m->monitor)
 		return -errno ? -errno : -ENOMEM;
 	r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "dax", NULL);
