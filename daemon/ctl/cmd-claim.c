@@ -29,8 +29,8 @@ struct settings {
 	char value[PMEMRAM_CONFIG_NAME_MAX]; /* "" for all-devdax */
 	enum pmemram_zone zone;
 	bool convert;
-	bool create;	    /* create = devdax */
-	bool create_region; /* create-region = pmem */
+	bool create; /* create = devdax */
+	enum pmemram_region_kind create_region;
 };
 
 /* One edit of the configuration directory under its lock; undone by edit_done() unless committed. */
@@ -327,8 +327,8 @@ static size_t diff_settings(const struct settings *a, const struct settings *b, 
 	}
 	if (a->create_region != b->create_region) {
 		changes[n] = (struct change){ .key = "create-region" };
-		strcpy(changes[n].from, a->create_region ? "pmem" : "no");
-		strcpy(changes[n++].to, b->create_region ? "pmem" : "no");
+		strcpy(changes[n].from, pmemram_region_kind_to_string(a->create_region));
+		strcpy(changes[n++].to, pmemram_region_kind_to_string(b->create_region));
 	}
 	return n;
 }
@@ -381,7 +381,10 @@ static int print_json(const struct edit *e, const struct outcome *o)
 	     json_object_object_add(root, "create",
 				    o->have_settings ? json_object_new_boolean(o->settings.create) : NULL) == 0 &&
 	     json_object_object_add(root, "create_region",
-				    o->have_settings ? json_object_new_boolean(o->settings.create_region) : NULL) == 0;
+				    !o->have_settings		? NULL
+				    : o->settings.create_region ? json_object_new_string(pmemram_region_kind_to_string(
+									  o->settings.create_region))
+								: json_object_new_boolean(false)) == 0;
 	if (ok && streq(e->command, "claim"))
 		ok = json_object_object_add(root, "create_plan",
 					    o->create_plan ? json_object_new_string(o->create_plan) : NULL) == 0 &&
@@ -468,13 +471,13 @@ struct claim_args {
 	enum pmemram_zone zone;
 	bool convert;
 	bool create;
-	bool create_region; /* with create: create-region = pmem */
+	enum pmemram_region_kind create_region; /* pmem with create */
 };
 
 /* The drop-in's text; the value is checked for its characters already, the parser judges the rest. */
 static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 {
-	char value[PMEMRAM_CONFIG_NAME_MAX + 16];
+	char value[PMEMRAM_CONFIG_NAME_MAX + 16], region[32] = "";
 	int n;
 
 	if (a->match == PMEMRAM_MATCH_ALL_DEVDAX)
@@ -484,6 +487,9 @@ static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 		if (a->match == PMEMRAM_MATCH_UUID)
 			(void)pmemram_uuid_normalize(value + strlen("uuid:")); /* lower case when it is one */
 	}
+	if (a->create_region)
+		snprintf(region, sizeof(region), "create-region = %s\n",
+			 pmemram_region_kind_to_string(a->create_region));
 	n = asprintf(ret,
 		     DROPIN_MARKER
 		     "\n"
@@ -493,8 +499,8 @@ static int dropin_text(const char *name, const struct claim_args *a, char **ret)
 		     "online = %s\n"
 		     "convert = %s\n"
 		     "%s%s",
-		     name, name, name, value, pmemram_config_online_to_string(a->zone), yes_no(a->convert),
-		     a->create_region ? "create-region = pmem\n" : "", a->create ? "create = devdax\n" : "");
+		     name, name, name, value, pmemram_config_online_to_string(a->zone), yes_no(a->convert), region,
+		     a->create ? "create = devdax\n" : "");
 	return n < 0 ? -ENOMEM : n;
 }
 
@@ -709,7 +715,9 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 			printf("Wrote %s: claim '%s', match = %s, online = %s, convert = %s%s%s.\n", e.path, name,
 			       match_string(&o.settings, m, sizeof(m)),
 			       pmemram_config_online_to_string(o.settings.zone), yes_no(o.settings.convert),
-			       o.settings.create_region ? ", create-region = pmem" : "",
+			       !o.settings.create_region			? ""
+			       : o.settings.create_region == PMEMRAM_REGION_RAM ? ", create-region = ram"
+										: ", create-region = pmem",
 			       o.settings.create ? ", create = devdax" : "");
 		else {
 			printf("Replaced %s: claim '%s'", e.path, name);
@@ -755,7 +763,7 @@ static void claim_help(void)
 	       "       [--convert --destroy-data]\n"
 	       "       %s claim [--json] [--config DIR] NAME --region regionN --create\n"
 	       "       [--online movable|normal]\n"
-	       "       %s claim [--json] [--config DIR] NAME --cxl-memdev SERIAL --create-region\n"
+	       "       %s claim [--json] [--config DIR] NAME --cxl-memdev SERIAL --create-region[=ram]\n"
 	       "       --destroy-data [--online movable|normal]\n"
 	       "       %s claim [--json] [--config DIR] --from-daxctl [FILE]\n"
 	       "\n"
@@ -792,6 +800,9 @@ static void claim_help(void)
 	       "                        none, then a devdax namespace over it (create-region = pmem,\n"
 	       "                        create = devdax); only with --cxl-memdev.  This DESTROYS what\n"
 	       "                        the memdev's pmem held: needs --destroy-data\n"
+	       "     --create-region=ram  let pmemramd make the memdev's RAM CXL region when it is\n"
+	       "                        in none (create-region = ram): its dax device is the memory;\n"
+	       "                        only with --cxl-memdev\n"
 	       "     --from-daxctl [FILE]  write a claim daxctl-NAME for each [reconfigure-device NAME]\n"
 	       "                        section of FILE (default: the *.conf files of $PMEMRAM_DAXCTL_CONFIG_DIR\n"
 	       "                        or " PMEMRAM_DAXCTL_CONFIG_DIR_DEFAULT "); sections with no pmemram\n"
@@ -832,7 +843,7 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 		{ "convert", no_argument, NULL, OPT_CONVERT },
 		{ "destroy-data", no_argument, NULL, OPT_DESTROY_DATA },
 		{ "create", no_argument, NULL, OPT_CREATE },
-		{ "create-region", no_argument, NULL, OPT_CREATE_REGION },
+		{ "create-region", optional_argument, NULL, OPT_CREATE_REGION },
 		{ "from-daxctl", no_argument, NULL, OPT_FROM_DAXCTL },
 		{},
 	};
@@ -910,7 +921,13 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 			a.create = settings = true;
 			break;
 		case OPT_CREATE_REGION:
-			a.create_region = a.create = settings = true;
+			if (optarg && streq(optarg, "ram"))
+				a.create_region = PMEMRAM_REGION_RAM;
+			else if (!optarg || streq(optarg, "pmem"))
+				a.create_region = PMEMRAM_REGION_PMEM, a.create = true;
+			else
+				return ctl_usage_error("claim", "--create-region=%s: expected pmem or ram", optarg);
+			settings = true;
 			break;
 		default:
 			return ctl_unknown_option("claim", argv);
@@ -970,12 +987,12 @@ int cmd_claim(const struct ctl_globals *g, int argc, char **argv)
 				       "--create-region needs --cxl-memdev: pmemramd makes the region of one memdev "
 				       "named by its serial, not with %s",
 				       match_options[a.match]);
-	if (a.create_region && !destroy_data)
+	if (a.create_region == PMEMRAM_REGION_PMEM && !destroy_data)
 		return ctl_usage_error("claim",
 				       "--create-region DESTROYS what the memdev's persistent memory holds: add "
 				       "--destroy-data to say that you accept that");
-	if (destroy_data && !a.convert && !a.create_region)
-		return ctl_usage_error("claim", "--destroy-data goes with --convert or --create-region only");
+	if (destroy_data && !a.convert && a.create_region != PMEMRAM_REGION_PMEM)
+		return ctl_usage_error("claim", "--destroy-data goes with --convert or --create-region (pmem) only");
 	if (a.create && !a.create_region && a.match != PMEMRAM_MATCH_REGION)
 		return ctl_usage_error("claim",
 				       "--create needs --region: pmemramd creates a namespace in an nvdimm region, "

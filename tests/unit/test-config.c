@@ -72,13 +72,16 @@ static void test_values(void **state)
 			       "match = cxl-memdev:0x1234\n"
 			       "create-region = pmem\n"
 			       "create = devdax\n"
+			       "[claim \"cxl-ram\"]\n"
+			       "match = cxl-memdev:0x5678\n"
+			       "create-region = ram\n"
 			       "[claim \"everything\"]\r\n"
 			       "match = all-devdax", /* no final newline */
 			       &c, &e),
 			 0);
 	assert_int_equal(e.n, 0);
 	assert_int_equal(c->shuffle, PMEMRAM_CONFIG_SHUFFLE_ON);
-	assert_int_equal(c->n_claims, 5);
+	assert_int_equal(c->n_claims, 6);
 
 	claim = pmemram_config_find_claim(c, "fast-tier");
 	assert_non_null(claim);
@@ -99,9 +102,11 @@ static void test_values(void **state)
 	assert_string_equal(pmemram_config_find_claim(c, "r")->match_value, "region12");
 	assert_true(pmemram_config_find_claim(c, "r")->create);
 	assert_false(pmemram_config_find_claim(c, "dev")->create);
-	assert_false(pmemram_config_find_claim(c, "r")->create_region);
-	assert_true(pmemram_config_find_claim(c, "cxl")->create_region);
+	assert_int_equal(pmemram_config_find_claim(c, "r")->create_region, PMEMRAM_REGION_NONE);
+	assert_int_equal(pmemram_config_find_claim(c, "cxl")->create_region, PMEMRAM_REGION_PMEM);
 	assert_true(pmemram_config_find_claim(c, "cxl")->create);
+	assert_int_equal(pmemram_config_find_claim(c, "cxl-ram")->create_region, PMEMRAM_REGION_RAM);
+	assert_false(pmemram_config_find_claim(c, "cxl-ram")->create);
 	assert_int_equal(pmemram_config_find_claim(c, "everything")->match, PMEMRAM_MATCH_ALL_DEVDAX);
 	assert_null(pmemram_config_find_claim(c, "nope"));
 }
@@ -694,8 +699,14 @@ static void test_verify_errors(void **state)
 	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = pmem\n",
 		     "a.conf:3: key 'create-region': 'pmem' needs 'create = devdax' in claim 'x': a pmem region "
 		     "without a namespace gives no memory");
-	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = ram\n",
-		     "a.conf:3: key 'create-region': expected 'pmem', got 'ram'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = no\n",
+		     "a.conf:3: key 'create-region': expected 'pmem' or 'ram', got 'no'");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = cxl-memdev:0x1\ncreate-region = ram\ncreate = devdax\n",
+		     "a.conf:4: key 'create': 'devdax' does not go with 'create-region = ram' in claim 'x': a RAM "
+		     "region has no namespace, its dax device is the memory");
+	expect_error("a.conf", "[claim \"x\"]\nmatch = hmem:node=1\ncreate-region = ram\n",
+		     "a.conf:3: key 'create-region': 'ram' needs 'match = cxl-memdev:SERIAL', claim 'x' has 'match = "
+		     "hmem:node=1' (a.conf:2)");
 	expect_error("a.conf", "[claim \"x\"]\nonline = normal\n", "a.conf:1: claim 'x': key 'match' missing");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = uuid:" UUID "\n[claim \"y\"]\nmatch = uuid:" UUID "\n",
 		     "a.conf:4: key 'match': 'uuid:" UUID "' already claimed by 'x' (a.conf:2)");

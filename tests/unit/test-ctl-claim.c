@@ -522,7 +522,14 @@ static void test_claim_usage(void **state)
 		  "pmemramctl claim: --convert DESTROYS the namespace's contents (its file system, its data): add "
 		  "--destroy-data to say that you accept that\n" },
 		{ { "claim", "x", "--uuid", UUID, "--destroy-data" },
-		  "pmemramctl claim: --destroy-data goes with --convert or --create-region only\n" },
+		  "pmemramctl claim: --destroy-data goes with --convert or --create-region (pmem) only\n" },
+		{ { "claim", "x", "--cxl-memdev", "0x5eed0001", "--create-region=ram", "--destroy-data" },
+		  "pmemramctl claim: --destroy-data goes with --convert or --create-region (pmem) only\n" },
+		{ { "claim", "x", "--cxl-memdev", "0x5eed0001", "--create-region=dram" },
+		  "pmemramctl claim: --create-region=dram: expected pmem or ram\n" },
+		{ { "claim", "x", "--hmem", "node=1", "--create-region=ram" },
+		  "pmemramctl claim: --create-region needs --cxl-memdev: pmemramd makes the region of one memdev named "
+		  "by its serial, not with --hmem\n" },
 		{ { "claim", "x", "--region", "region0", "--create-region", "--destroy-data" },
 		  "pmemramctl claim: --create-region needs --cxl-memdev: pmemramd makes the region of one memdev named "
 		  "by its serial, not with --region\n" },
@@ -1316,6 +1323,24 @@ static void test_claim_create_region(void **state)
 	assert_string_equal(json_string_at(change, "key"), "create-region");
 	assert_string_equal(json_string_at(change, "from"), "pmem");
 	assert_string_equal(json_string_at(change, "to"), "no");
+	json_object_put(j);
+
+	/* =ram: the RAM region alone, no namespace, nothing destroyed (no --destroy-data) */
+	free(run);
+	run = RUN(state, "claim", "--json", "card", "--cxl-memdev", "0x5eed0001", "--create-region=ram");
+	assert_int_equal(run->status, 0);
+	free(text);
+	text = read_conf(state, DROPIN("card"));
+	assert_non_null(strstr(text, "\n[claim \"card\"]\nmatch = cxl-memdev:0x5eed0001\nonline = movable\nconvert = "
+				     "no\ncreate-region = ram\n"));
+	assert_null(strstr(text, "create = "));
+	j = parse_json(run);
+	assert_string_equal(json_string_at(j, "create_region"), "ram");
+	assert_false(json_object_get_boolean(json_object_object_get(j, "create")));
+	change = json_object_array_get_idx(json_object_object_get(j, "changes"), 0);
+	assert_string_equal(json_string_at(change, "key"), "create-region");
+	assert_string_equal(json_string_at(change, "from"), "no");
+	assert_string_equal(json_string_at(change, "to"), "ram");
 	json_object_put(j);
 }
 

@@ -67,7 +67,7 @@ struct cxl_ctx {
 };
 
 static struct cxl_ctx world;
-static char *sysroot; /* the fake sysfs, with decoder0.0/create_pmem_region */
+static char *sysroot; /* the fake sysfs, with decoder0.0/create_pmem_region and create_ram_region */
 #define REGION0_UUID "bus/cxl/devices/region0/uuid"
 
 /* chmod() a file of the fake sysfs. */
@@ -81,13 +81,16 @@ static int chmod_below(const char *path, mode_t mode)
 static char record_dir[PATH_MAX];
 static jmp_buf killed;
 
-/* The root decoder's create_pmem_region, as the kernel keeps it: the name the next region gets,
- * the lowest free id. */
+/* The root decoder's create_pmem_region and create_ram_region, as the kernel keeps them: the name
+ * the next region gets, the lowest free id. */
 static void next_sync(void)
 {
 	for (size_t i = 0; i < 3; i++)
 		if (!world.regions[i].used) {
 			assert_int_equal(fake_sysfs_write(sysroot, "bus/cxl/devices/decoder0.0/create_pmem_region",
+							  "region%zu\n", i),
+					 0);
+			assert_int_equal(fake_sysfs_write(sysroot, "bus/cxl/devices/decoder0.0/create_ram_region",
 							  "region%zu\n", i),
 					 0);
 			return;
@@ -207,12 +210,11 @@ static unsigned f_decoder_get_interleave_granularity(struct cxl_decoder *d)
 	(void)d;
 	return 256;
 }
-static struct cxl_region *f_decoder_create_pmem_region(struct cxl_decoder *d)
+static struct cxl_region *create_region(enum cxl_decoder_mode mode)
 {
-	(void)d;
 	for (size_t i = 0; i < 3; i++)
 		if (!world.regions[i].used) {
-			world.regions[i] = (struct cxl_region){ .used = true, .mode = CXL_DECODER_MODE_PMEM };
+			world.regions[i] = (struct cxl_region){ .used = true, .mode = mode };
 			snprintf(world.regions[i].name, sizeof(world.regions[i].name), "region%zu", i);
 			if (change("create", world.regions[i].name) < 0)
 				return NULL;
@@ -224,6 +226,16 @@ static struct cxl_region *f_decoder_create_pmem_region(struct cxl_decoder *d)
 			return &world.regions[i];
 		}
 	return NULL;
+}
+static struct cxl_region *f_decoder_create_pmem_region(struct cxl_decoder *d)
+{
+	(void)d;
+	return create_region(CXL_DECODER_MODE_PMEM);
+}
+static struct cxl_region *f_decoder_create_ram_region(struct cxl_decoder *d)
+{
+	(void)d;
+	return create_region(CXL_DECODER_MODE_RAM);
 }
 static struct cxl_region *next_used(struct cxl_region *from)
 {
@@ -373,6 +385,7 @@ static const struct cxl_api fake = {
 	.decoder_set_dpa_size = f_decoder_set_dpa_size,
 	.decoder_get_interleave_granularity = f_decoder_get_interleave_granularity,
 	.decoder_create_pmem_region = f_decoder_create_pmem_region,
+	.decoder_create_ram_region = f_decoder_create_ram_region,
 	.region_get_first = f_region_get_first,
 	.region_get_next = f_region_get_next,
 	.region_get_devname = f_region_get_devname,
@@ -589,6 +602,16 @@ static void test_failures(void **state)
 }
 
 /* A call killed right after the kernel made the region. */
+/* run() of the same action for a RAM region, through api. */
+static int run_ram(struct pmemram_ctx *ctx, const struct cxl_api *api, char *why, size_t size)
+{
+	struct pmemram_action ram_action = action;
+
+	ram_action.ram = true;
+	world.log[0] = '\0';
+	return pmemram_cxl_create_region(ctx, (void *)api, &ram_action, record_dir, why, size);
+}
+
 static void run_killed(struct pmemram_ctx *ctx)
 {
 	char why[128];
@@ -598,6 +621,69 @@ static void run_killed(struct pmemram_ctx *ctx)
 		(void)run(ctx, why, sizeof(why));
 		fail_msg("not killed");
 	}
+}
+
+/* A RAM region: no UUID, the endpoint decoder in RAM mode; done, found again by the memdev's
+ * decoder in it; killed after making it, the recorded region (RAM, no target) adopted. */
+static void test_create_ram(void **state)
+{
+	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = new_ctx();
+	struct cxl_region *r = &world.regions[0];
+	struct cxl_api api = fake;
+	char why[128];
+
+	(void)state;
+	world_init();
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_string_equal(world.log,
+			    "create region0; granularity region0; ways region0; size region0; "
+			    "mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable region0");
+	assert_int_equal(r->mode, CXL_DECODER_MODE_RAM);
+	assert_memory_equal(r->uuid, (unsigned char[16]){ 0 }, 16);
+	assert_int_equal(r->size, 512 * MiB);
+	assert_int_equal(world.memdev.endpoint.port.decoders[0].mode, CXL_DECODER_MODE_RAM);
+	assert_int_equal(world.memdev.endpoint.port.decoders[0].dpa_size, 512 * MiB);
+	assert_true(r->committed && r->enabled);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), 0);
+	assert_string_equal(world.log, "");
+
+	/* Cut short after its target: found by the memdev's decoder, finished. */
+	world_init();
+	world.fail_step = "commit";
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), -EIO);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+	world.fail_step = NULL;
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), 0);
+	assert_string_equal(world.log, "commit region0; enable region0");
+	assert_false(world.regions[1].used);
+
+	/* Cut short before its target (its size set): the record names it, and it is adopted. */
+	world_init();
+	world.fail_step = "mode";
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), -EIO);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "decoder0.0 region0");
+	world.fail_step = NULL;
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), 0);
+	assert_string_equal(world.log, "mode decoder2.0; dpa decoder2.0; target decoder2.0; commit region0; enable "
+				       "region0");
+	assert_false(world.regions[1].used);
+	assert_string_equal(fake_sysfs_read(sysroot, RECORD), "<absent>");
+
+	/* The memdev in a pmem region: not touched. */
+	world_init();
+	assert_int_equal(run(ctx, why, sizeof(why)), 0);
+	assert_int_equal(run_ram(ctx, &fake, why, sizeof(why)), -ESTALE);
+	assert_string_equal(world.log, "");
+	assert_string_equal(why, "mem0 is in CXL region region0, not a RAM region of its own: Stale file handle");
+
+	/* A libcxl that makes no RAM regions (Debian 12's): nothing done. */
+	world_init();
+	api.decoder_create_ram_region = NULL;
+	assert_int_equal(run_ram(ctx, &api, why, sizeof(why)), -EOPNOTSUPP);
+	assert_string_equal(world.log, "");
+	assert_false(world.regions[0].used);
 }
 
 /* Killed between making the region and naming it: the next call adopts the region its record
@@ -745,8 +831,9 @@ static void test_optional_symbol(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create), cmocka_unit_test(test_resume),	       cmocka_unit_test(test_failures),
-		cmocka_unit_test(test_killed), cmocka_unit_test(test_optional_symbol),
+		cmocka_unit_test(test_create),		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_failures),	cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_optional_symbol), cmocka_unit_test(test_create_ram),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1677,6 +1677,128 @@ static void test_cxl_region_finish(void **state)
 	}
 }
 
+/* ---- create-region = ram ---------------------------------------------------------------- */
+
+#define CLAIM_CXL_RAM "[claim \"cxl\"]\nmatch = cxl-memdev:0x5eed0001\ncreate-region = ram\n"
+
+/* mem0 as add_memdev() makes it, with 512 MiB of RAM capacity plus a bit, which decoder0.0 takes too. */
+static struct pmemram_observed_memdev *add_ram_memdev(struct world *w)
+{
+	struct pmemram_observed_memdev *m = add_memdev(w);
+
+	m->pmem_size = 0;
+	m->ram_size = 512 * MiB + 2 * MiB;
+	strcpy(m->ram_root_decoder, "decoder0.0");
+	m->ram_root_free = 4096 * MiB;
+	return m;
+}
+
+/* A RAM region of mem0 alone: made, finished when cut short, left as it is once enabled, whoever
+ * made it; never a UUID. */
+static void test_cxl_ram_region(void **state)
+{
+	char text[PMEMRAM_PLAN_TEXT_MAX];
+	struct world w;
+
+	world_init(&w);
+	add_ram_memdev(&w);
+	{
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = plan(&w, CLAIM_CXL_RAM);
+
+		assert_int_equal(p->n_actions, 1);
+		expect_action(p, 0, PMEMRAM_ACTION_CREATE_CXL_REGION, "mem0", 0);
+		assert_true(p->actions[0].ram);
+		assert_string_equal(p->actions[0].decoder, "decoder0.0");
+		assert_int_equal(p->actions[0].size, 512 * MiB);
+		assert_int_equal(p->actions[0].serial, 0x5eed0001);
+		assert_string_equal(p->actions[0].uuid, "");
+		assert_string_equal(p->verdicts[0].matched_by, "cxl-memdev");
+		expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+			       "create a CXL RAM region of 512 MiB on decoder0.0 for mem0 (serial 0x5eed0001)");
+		assert_string_equal(pmemram_action_describe(&p->actions[0], text, sizeof(text)),
+				    "mem0: create CXL RAM region of 512 MiB on decoder0.0 (or finish it)");
+	}
+
+	/* In its RAM region, uncommitted, then disabled: finished; enabled: nothing for the memdev
+	 * (the claim takes the region's dax device), whoever made it. */
+	memdev_in_region(&w.memdevs[0]);
+	add_cxl_region(&w, "", false, false)->ram = true;
+	w.cxl_regions[0].n_targets = 1;
+	w.cxl_regions[0].target_serial = 0x5eed0001;
+	for (int step = 0; step < 3; step++) {
+		_cleanup_(pmemram_plan_freep) struct pmemram_plan *p = NULL;
+
+		w.cxl_regions[0].committed = step >= 1;
+		w.cxl_regions[0].enabled = step >= 2;
+		p = plan(&w, CLAIM_CXL_RAM);
+		if (step == 2) {
+			assert_int_equal(p->n_actions, 0);
+			assert_int_equal(p->n_verdicts, 0);
+			continue;
+		}
+		assert_int_equal(p->n_actions, 1);
+		assert_true(p->actions[0].ram);
+		expect_verdict(p, 0, PMEMRAM_VERDICT_PENDING, PMEMRAM_REASON_NONE,
+			       step == 0 ? "finish CXL RAM region region0 (512 MiB) of mem0, left uncommitted"
+					 : "finish CXL RAM region region0 (512 MiB) of mem0, left disabled");
+	}
+	/* The same region under a pmem claim is not that claim's. */
+	expect_refusal(&w, CLAIM_CXL, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "mem0 is in CXL region region0 (decoder2.0), which pmemram did not make; not touching it");
+}
+
+static void test_cxl_ram_region_refusals(void **state)
+{
+	struct world w;
+
+	/* In a pmem region, or a RAM region interleaved with another memdev. */
+	world_init(&w);
+	memdev_in_region(add_ram_memdev(&w));
+	add_cxl_region(&w, UUID, true, true);
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "mem0 is in CXL region region0 (decoder2.0), not a RAM region; not touching it");
+	w.cxl_regions[0].ram = true;
+	w.cxl_regions[0].uuid[0] = '\0';
+	w.cxl_regions[0].n_targets = 2;
+	w.cxl_regions[0].target_serial = 0x5eed0001;
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_REGION_NOT_OURS,
+		       "mem0 is in CXL region region0 (decoder2.0), interleaved with other memdevs; not touching it");
+	w.cxl_regions[0].n_targets = 1;
+	w.cxl_regions[0].target_serial = 0x5eed0002;
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_REGION_NOT_OURS, NULL);
+
+	world_init(&w);
+	add_ram_memdev(&w);
+	strcpy(w.memdevs[0].decoder, "decoder2.0");
+	w.memdevs[0].dpa_size = 256 * MiB;
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_DPA_IN_USE,
+		       "mem0: 256 MiB of its capacity is allocated to decoder2.0 outside any region; not creating one");
+
+	/* pmem alone (QEMU's persistent-memdev), or less than a region takes. */
+	world_init(&w);
+	add_memdev(&w);
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_TOO_SMALL,
+		       "mem0: 0 B of RAM capacity, less than the 256 MiB a CXL region takes at least");
+	w.memdevs[0].ram_size = 255 * MiB;
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_TOO_SMALL, NULL);
+
+	/* A root decoder for pmem only, and one too full. */
+	world_init(&w);
+	add_ram_memdev(&w)->ram_root_decoder[0] = '\0';
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_NO_ROOT_DECODER,
+		       "no root decoder of one way takes RAM for mem0's host bridge (cxl list -D: volatile_capable, "
+		       "nr_targets 1); not creating a region");
+	world_init(&w);
+	add_ram_memdev(&w)->ram_root_free = 256 * MiB;
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_NO_HPA_SPACE,
+		       "decoder0.0 has 256 MiB of address space free in one piece, mem0's region needs 512 MiB (cxl "
+		       "list -D -d decoder0.0: max_available_extent); not creating one");
+	world_init(&w);
+	add_ram_memdev(&w)->endpoint[0] = '\0';
+	expect_refusal(&w, CLAIM_CXL_RAM, PMEMRAM_REASON_NO_ROOT_DECODER,
+		       "mem0 has no endpoint port (cxl_mem not bound to it); not creating a region");
+}
+
 /* The nvdimm region of a CXL region pmemram did not make for the claim's memdev gets no namespace:
  * a foreign region spanning an unclaimed memdev too, one of another UUID, one with the claim's
  * UUID but another memdev as well. */
@@ -1912,6 +2034,8 @@ int main(void)
 		cmocka_unit_test(test_cxl_region_finish),
 		cmocka_unit_test(test_cxl_region_refusals),
 		cmocka_unit_test(test_cxl_region_foreign_namespace),
+		cmocka_unit_test(test_cxl_ram_region),
+		cmocka_unit_test(test_cxl_ram_region_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

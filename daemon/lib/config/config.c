@@ -559,13 +559,24 @@ static void key_create(struct parser *p, const char *key, const char *value)
 		p->claim->create = true;
 }
 
+static const char *const region_kind_names[_PMEMRAM_REGION_KIND_MAX] = {
+	[PMEMRAM_REGION_NONE] = "no",
+	[PMEMRAM_REGION_PMEM] = "pmem",
+	[PMEMRAM_REGION_RAM] = "ram",
+};
+
+const char *pmemram_region_kind_to_string(enum pmemram_region_kind k)
+{
+	return (unsigned)k < ELEMENTSOF(region_kind_names) ? region_kind_names[k] : NULL;
+}
+
 static void key_create_region(struct parser *p, const char *key, const char *value)
 {
-	static const char *const kinds[] = { "pmem" };
-	int i = parse_choice(p, key, value, kinds, ELEMENTSOF(kinds));
+	/* "no" is not a value: a claim without the key makes none */
+	int i = parse_choice(p, key, value, region_kind_names + 1, ELEMENTSOF(region_kind_names) - 1);
 
 	if (i >= 0 && set_once(p, key, &p->claim->create_region_set))
-		p->claim->create_region = true;
+		p->claim->create_region = (enum pmemram_region_kind)(i + 1);
 }
 
 static void key_online_at_bind(struct parser *p, const char *key, const char *value)
@@ -1057,7 +1068,13 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 				     a->name, m, pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
 			failed = true;
 		}
-		if (a->create && a->match == PMEMRAM_MATCH_CXL_MEMDEV && !a->create_region) {
+		if (a->create && a->create_region == PMEMRAM_REGION_RAM) {
+			origin_error(c, errors, a->create_set,
+				     "key 'create': 'devdax' does not go with 'create-region = ram' in claim '%s': a "
+				     "RAM region has no namespace, its dax device is the memory",
+				     a->name);
+			failed = true;
+		} else if (a->create && a->match == PMEMRAM_MATCH_CXL_MEMDEV && !a->create_region) {
 			origin_error(
 				c, errors, a->create_set,
 				"key 'create': 'devdax' with 'match = %s' needs 'create-region = pmem' in claim '%s'",
@@ -1072,12 +1089,12 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 		}
 		if (a->create_region && a->match != PMEMRAM_MATCH_CXL_MEMDEV) {
 			origin_error(c, errors, a->create_region_set,
-				     "key 'create-region': 'pmem' needs 'match = cxl-memdev:SERIAL', claim '%s' has "
+				     "key 'create-region': '%s' needs 'match = cxl-memdev:SERIAL', claim '%s' has "
 				     "'match = %s' (%s)",
-				     a->name, m,
+				     pmemram_region_kind_to_string(a->create_region), a->name, m,
 				     pmemram_config_origin_to_string(c, a->match_set, where, sizeof(where)));
 			failed = true;
-		} else if (a->create_region && !a->create) {
+		} else if (a->create_region == PMEMRAM_REGION_PMEM && !a->create) {
 			origin_error(c, errors, a->create_region_set,
 				     "key 'create-region': 'pmem' needs 'create = devdax' in claim '%s': a pmem region "
 				     "without a namespace gives no memory",

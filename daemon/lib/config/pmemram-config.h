@@ -62,6 +62,17 @@ enum pmemram_match {
 	_PMEMRAM_MATCH_MAX,
 };
 
+/* create-region: which CXL region a cxl-memdev claim makes of its memdev when it is in none. */
+enum pmemram_region_kind {
+	PMEMRAM_REGION_NONE, /* none: the claim takes a region someone made */
+	PMEMRAM_REGION_PMEM, /* its pmem capacity, for create = devdax's namespace */
+	PMEMRAM_REGION_RAM,  /* its volatile capacity: the region's dax device is the memory */
+	_PMEMRAM_REGION_KIND_MAX,
+};
+
+/* "no", "pmem", "ram". */
+const char *pmemram_region_kind_to_string(enum pmemram_region_kind k);
+
 /* Where a setting came from: index into pmemram_config.files and line; file -1 when never set. */
 struct pmemram_config_origin {
 	int file;
@@ -76,9 +87,9 @@ struct pmemram_claim {
 	int node;				   /* PMEMRAM_MATCH_HMEM_NODE */
 	enum pmemram_zone zone;			   /* PMEMRAM_ZONE_MOVABLE (default) or _NORMAL */
 	bool convert;				   /* may turn a raw/fsdax namespace into devdax */
-	bool create;	    /* create = devdax: a devdax namespace over the region's free space */
-	bool create_region; /* create-region = pmem: the CXL memdev's pmem region when it has none */
-	bool from_daxctl;   /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
+	bool create;				/* create = devdax: a devdax namespace over the region's free space */
+	enum pmemram_region_kind create_region; /* create-region = pmem or ram: the memdev's region */
+	bool from_daxctl; /* made from a daxctl.conf.d section: any claim of pmemram's own wins over it */
 	struct pmemram_config_origin defined, match_set, zone_set, convert_set, create_set, create_region_set;
 };
 

@@ -279,16 +279,16 @@ static int memdev_decoders(struct pmemram_ctx *ctx, struct pmemram_observed_memd
 	return r;
 }
 
-/* Whether root decoder dec takes pmem of one way through dport: cap_pmem 1, interleave_ways 1 and
- * target_list that dport's id alone. */
-static int root_decoder_fits(struct pmemram_ctx *ctx, const char *dec, const char *dport_id)
+/* Whether root decoder dec takes memory of one way through dport: cap_attr ("cap_pmem", "cap_ram")
+ * 1, interleave_ways 1 and target_list that dport's id alone. */
+static int root_decoder_fits(struct pmemram_ctx *ctx, const char *dec, const char *cap_attr, const char *dport_id)
 {
 	char dir[64], cap[8], ways[8], targets[64];
 	int r;
 
 	r = path_printf(dir, sizeof(dir), CXL_DIR "/%s", dec);
 	if (r >= 0)
-		r = read_optional(ctx, dir, "cap_pmem", cap, sizeof(cap));
+		r = read_optional(ctx, dir, cap_attr, cap, sizeof(cap));
 	if (r >= 0)
 		r = read_optional(ctx, dir, "interleave_ways", ways, sizeof(ways));
 	if (r >= 0)
@@ -376,10 +376,10 @@ static int root_decoder_free(struct pmemram_ctx *ctx, const char *dec, uint64_t 
 	return 0;
 }
 
-/* The root decoder for a region of this memdev alone: the endpoint's host bridge port (the port
- * below the root, "port1") has as uport the host bridge's firmware device ("ACPI0016:00"), which
- * one of the root's dportN links to; N is what a root decoder's target_list names.  "" when the
- * path or the links are not so (left to the planner's refusal). */
+/* The root decoders for a pmem and for a RAM region of this memdev alone: the endpoint's host
+ * bridge port (the port below the root, "port1") has as uport the host bridge's firmware device
+ * ("ACPI0016:00"), which one of the root's dportN links to; N is what a root decoder's target_list
+ * names.  "" when the path or the links are not so (left to the planner's refusal). */
 static int memdev_root_decoder(struct pmemram_ctx *ctx, struct pmemram_observed_memdev *m)
 {
 	_cleanup_(sysfs_dir_done) struct sysfs_dir dports = {}, decoders = {};
@@ -406,20 +406,30 @@ static int memdev_root_decoder(struct pmemram_ctx *ctx, struct pmemram_observed_
 		r = sysfs_dir_read(ctx, CXL_DIR, prefix, PMEMRAM_MAX_DAX_DEVICES, &decoders);
 	if (r < 0)
 		return r;
-	for (size_t d = 0; r >= 0 && d < dports.n && !m->root_decoder[0]; d++) {
+	for (size_t d = 0; r >= 0 && d < dports.n && !(m->root_decoder[0] && m->ram_root_decoder[0]); d++) {
 		r = path_printf(path, sizeof(path), CXL_DIR "/%s/%s", root, dports.names[d]);
 		if (r >= 0)
 			r = sysfs_read_link_name(ctx, path, name, sizeof(name));
 		if (r < 0 || !streq(name, bridge))
 			continue;
-		for (size_t k = 0; r >= 0 && k < decoders.n && !m->root_decoder[0]; k++) {
-			r = root_decoder_fits(ctx, decoders.names[k], dports.names[d] + strlen("dport"));
-			if (r > 0 && strlen(decoders.names[k]) < sizeof(m->root_decoder))
+		for (size_t k = 0; r >= 0 && k < decoders.n; k++) {
+			const char *dport_id = dports.names[d] + strlen("dport");
+
+			if (strlen(decoders.names[k]) >= sizeof(m->root_decoder))
+				continue;
+			r = m->root_decoder[0] ? 0 : root_decoder_fits(ctx, decoders.names[k], "cap_pmem", dport_id);
+			if (r > 0)
 				strcpy(m->root_decoder, decoders.names[k]);
+			if (r >= 0 && !m->ram_root_decoder[0])
+				r = root_decoder_fits(ctx, decoders.names[k], "cap_ram", dport_id);
+			if (r > 0)
+				strcpy(m->ram_root_decoder, decoders.names[k]);
 		}
 	}
 	if (r >= 0 && m->root_decoder[0])
 		r = root_decoder_free(ctx, m->root_decoder, &m->root_free);
+	if (r >= 0 && m->ram_root_decoder[0])
+		r = root_decoder_free(ctx, m->ram_root_decoder, &m->ram_root_free);
 	return r < 0 ? r : 0;
 }
 
@@ -437,6 +447,11 @@ static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram
 	}
 	if (r >= 0)
 		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "pmem/size"), &m->pmem_size);
+	if (r >= 0) {
+		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "ram/size"), &m->ram_size);
+		if (sysfs_absent(ctx, r))
+			r = 0; /* none read as none: the planner refuses a RAM region of 0 bytes */
+	}
 	if (r >= 0)
 		r = memdev_endpoint(ctx, m);
 	if (r >= 0 && m->endpoint[0])
@@ -448,7 +463,7 @@ static int read_memdev(struct pmemram_ctx *ctx, const char *name, struct pmemram
 
 static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pmemram_observed_cxl_region *c)
 {
-	char dir[64], path[96], target[PATH_MAX], commit[8], uuid[SYSFS_ATTR_MAX], *slash;
+	char dir[64], path[96], target[PATH_MAX], commit[8], mode[16], uuid[SYSFS_ATTR_MAX], *slash;
 	struct pmemram_cxl_origin targets = {};
 	int r;
 
@@ -474,6 +489,8 @@ static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pme
 	if (r >= 0)
 		r = read_optional(ctx, dir, "commit", commit, sizeof(commit));
 	if (r >= 0)
+		r = read_optional(ctx, dir, "mode", mode, sizeof(mode));
+	if (r >= 0)
 		r = sysfs_read_hex(ctx, SYSFS_JOIN(path, dir, "size"), &c->size);
 	if (r >= 0)
 		r = read_serials(ctx, name, &targets);
@@ -482,6 +499,7 @@ static int read_cxl_region(struct pmemram_ctx *ctx, const char *name, struct pme
 	c->n_targets = targets.n_serials;
 	c->target_serial = targets.serials[0];
 	c->committed = streq(commit, "1");
+	c->ram = streq(mode, "ram");
 	r = sysfs_exists(ctx, SYSFS_JOIN(path, dir, "driver"));
 	c->enabled = r > 0;
 	return r < 0 ? r : 0;

@@ -665,8 +665,8 @@ static int create_namespace(struct run *run, const struct pmemram_action *a)
 		    ns[0] ? ": not devdax yet: " : "", ns);
 }
 
-/* Whether memdev a->device is in the claim's CXL region (by UUID), committed and enabled: 1, 0
- * when not (yet); the region's name in region ("" none). */
+/* Whether memdev a->device is in the claim's CXL region (by UUID; a RAM region: the memdev's own of
+ * one way), committed and enabled: 1, 0 when not (yet); the region's name in region ("" none). */
 static int cxl_region_done(struct run *run, const struct pmemram_action *a, char *region, size_t size)
 {
 	_cleanup_(freep) struct pmemram_observed_memdev *m = NULL;
@@ -681,6 +681,14 @@ static int cxl_region_done(struct run *run, const struct pmemram_action *a, char
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_c; i++) {
+		if (a->ram) {
+			for (size_t k = 0; k < n_m; k++)
+				if (streq(m[k].name, a->device) && streq(m[k].region, c[i].name)) {
+					(void)snprintf(region, size, "%s", c[i].name);
+					return c[i].ram && c[i].n_targets == 1 && c[i].committed && c[i].enabled;
+				}
+			continue;
+		}
 		if (!streq(c[i].uuid, a->uuid))
 			continue;
 		(void)snprintf(region, size, "%s", c[i].name);

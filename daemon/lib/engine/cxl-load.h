@@ -32,6 +32,8 @@ struct cxl_api {
 	typeof(cxl_decoder_set_dpa_size) *decoder_set_dpa_size;
 	typeof(cxl_decoder_get_interleave_granularity) *decoder_get_interleave_granularity;
 	typeof(cxl_decoder_create_pmem_region) *decoder_create_pmem_region;
+	/* cxl_decoder_create_ram_region(), not in Debian 12's libcxl 76: NULL when absent. */
+	struct cxl_region *(*decoder_create_ram_region)(struct cxl_decoder *decoder);
 	typeof(cxl_region_get_first) *region_get_first;
 	typeof(cxl_region_get_next) *region_get_next;
 	typeof(cxl_region_get_devname) *region_get_devname;

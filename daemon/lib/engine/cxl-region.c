@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The pmem CXL region of a create-region = pmem claim, made or finished through libcxl: see pmemram-apply.h. */
+/* The CXL region of a create-region claim (pmem or RAM), made or finished through libcxl: see pmemram-apply.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -52,10 +52,10 @@ static struct cxl_region *region_by_uuid(const struct cxl_api *api, struct cxl_d
 }
 
 /* The memdev's endpoint decoder for the region: the one already in it, else one holding exactly
- * size of pmem outside any region (a creation cut short after allocating it), else the first
- * free one (the kernel hands out an endpoint's decoders in order). */
+ * size of mode's capacity outside any region (a creation cut short after allocating it), else the
+ * first free one (the kernel hands out an endpoint's decoders in order). */
 static struct cxl_decoder *endpoint_decoder(const struct cxl_api *api, struct cxl_port *port, struct cxl_region *region,
-					    uint64_t size)
+					    uint64_t size, enum cxl_decoder_mode mode)
 {
 	struct cxl_decoder *allocated = NULL, *free_one = NULL;
 
@@ -67,7 +67,7 @@ static struct cxl_decoder *endpoint_decoder(const struct cxl_api *api, struct cx
 			return d;
 		if (in)
 			continue;
-		if (!allocated && dpa == size && api->decoder_get_mode(d) == CXL_DECODER_MODE_PMEM)
+		if (!allocated && dpa == size && api->decoder_get_mode(d) == mode)
 			allocated = d;
 		if (!free_one && dpa == 0)
 			free_one = d;
@@ -118,15 +118,18 @@ static int record_write(const char *path, const char *decoder, const char *regio
 	return file_write_atomic(path, line, (size_t)n, 0644, 0);
 }
 
-/* Whether region is a pmem region.  libcxl says so from LIBCXL_5 on (cxl_region_get_mode());
- * before it (Debian 12's libcxl 76), sysfs does: the kernel shows a region's uuid attribute
- * writable only on a pmem region (6.1 hides it on others, later kernels make it read-only). */
-static bool region_is_pmem(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_region *region)
+/* Whether region is a pmem region (ram false) or a RAM one (ram true).  libcxl says so from LIBCXL_5
+ * on (cxl_region_get_mode()); before it (Debian 12's libcxl 76, which makes no RAM regions), sysfs
+ * does for pmem: the kernel shows a region's uuid attribute writable only on a pmem region (6.1
+ * hides it on others, later kernels make it read-only). */
+static bool region_is(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_region *region, bool ram)
 {
 	char path[96];
 	struct stat st;
 	int r;
 
+	if (ram)
+		return api->region_get_mode && api->region_get_mode(region) == CXL_DECODER_MODE_RAM;
 	if (api->region_get_mode)
 		return api->region_get_mode(region) == CXL_DECODER_MODE_PMEM;
 	if (path_printf(path, sizeof(path), "bus/cxl/devices/%s/uuid", api->region_get_devname(region)) < 0)
@@ -142,9 +145,10 @@ static bool region_is_pmem(struct pmemram_ctx *ctx, const struct cxl_api *api, s
 /* The region a run killed after making it and before giving it its UUID left, as the record names
  * it: on root, in pmem mode, with no UUID, interleave ways, size or target yet; NULL when there is
  * none such (a record naming another is dropped: that run made no region, or someone else has it
- * now, and may be setting it up). */
+ * now, and may be setting it up).  A RAM region has no UUID: its record stands until its target is
+ * set, and it is adopted in RAM mode without a target, whatever its geometry. */
 static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
-				       const char *path)
+				       const char *path, bool ram)
 {
 	char decoder[32], name[32];
 	unsigned char u[16];
@@ -155,8 +159,11 @@ static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl
 	for (struct cxl_region *region = api->region_get_first(root); region; region = api->region_get_next(region)) {
 		if (!streq_ptr(api->region_get_devname(region), name))
 			continue;
+		if (ram)
+			return region_is(ctx, api, region, true) && !api->region_get_target_decoder(region, 0) ? region
+													       : NULL;
 		api->region_get_uuid(region, u);
-		if (uuid_is_null(u) && region_is_pmem(ctx, api, region) &&
+		if (uuid_is_null(u) && region_is(ctx, api, region, false) &&
 		    api->region_get_interleave_ways(region) == 0 && api->region_get_size(region) == 0 &&
 		    !api->region_get_target_decoder(region, 0))
 			return region;
@@ -164,20 +171,21 @@ static struct cxl_region *record_adopt(struct pmemram_ctx *ctx, const struct cxl
 	return NULL;
 }
 
-/* A new pmem region on root in *ret, recorded (when record) under the name the kernel gives it
- * next.  When the kernel may have made it but libcxl returned none, the record is kept for the
+/* A new pmem (or RAM) region on root in *ret, recorded (when record) under the name the kernel gives
+ * it next.  When the kernel may have made it but libcxl returned none, the record is kept for the
  * next run to adopt or drop; a failure before that leaves none. */
-static int region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root, const char *record,
-		       struct cxl_region **ret, char *why, size_t size)
+static int region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root, bool ram,
+		       const char *record, struct cxl_region **ret, char *why, size_t size)
 {
+	const char *attr = ram ? "create_ram_region" : "create_pmem_region";
 	char path[96], next[32] = "";
 	struct cxl_region *region;
 	const char *made;
 	int r;
 
-	r = path_printf(path, sizeof(path), "bus/cxl/devices/%s/create_pmem_region", api->decoder_get_devname(root));
+	r = path_printf(path, sizeof(path), "bus/cxl/devices/%s/%s", api->decoder_get_devname(root), attr);
 	if (r < 0)
-		return step_fail(why, size, r, "%s: no create_pmem_region path", api->decoder_get_devname(root));
+		return step_fail(why, size, r, "%s: no %s path", api->decoder_get_devname(root), attr);
 	if (record) {
 		r = sysfs_read_string(ctx, path, next, sizeof(next));
 		if (r < 0) {
@@ -190,9 +198,9 @@ static int region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struc
 			return step_fail(why, size, r, "%s: cannot record the region about to be made", record);
 		}
 	}
-	region = api->decoder_create_pmem_region(root);
+	region = ram ? api->decoder_create_ram_region(root) : api->decoder_create_pmem_region(root);
 	if (!region)
-		return step_fail(why, size, -EIO, "%s: cannot create a pmem region%s", path,
+		return step_fail(why, size, -EIO, "%s: cannot create a %s region%s", path, ram ? "RAM" : "pmem",
 				 record ? " (its record is kept)" : "");
 	/* Someone else took that name first: the record follows the region made. */
 	made = api->region_get_devname(region);
@@ -200,6 +208,34 @@ static int region_make(struct pmemram_ctx *ctx, const struct cxl_api *api, struc
 		(void)record_write(record, api->decoder_get_devname(root), made);
 	*ret = region;
 	return 0;
+}
+
+/* Step 1 of a RAM region, which has no UUID to be found by: the one the memdev's endpoint decoder
+ * is in (a RAM region of one way: the claim's, whoever made it), else the one the record names (a
+ * run cut short before setting its target), else a new one. */
+static int ram_region(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_decoder *root,
+		      struct cxl_port *port, const struct pmemram_action *a, const char *record,
+		      struct cxl_region **ret, char *why, size_t size)
+{
+	struct cxl_region *region = NULL;
+
+	for (struct cxl_decoder *d = api->decoder_get_first(port); d && !region; d = api->decoder_get_next(d))
+		region = api->decoder_get_region(d);
+	if (region) {
+		if (!region_is(ctx, api, region, true) || api->region_get_interleave_ways(region) > 1)
+			return step_fail(why, size, -ESTALE, "%s is in CXL region %s, not a RAM region of its own",
+					 a->device, api->region_get_devname(region));
+		*ret = region;
+		return 0;
+	}
+	region = record ? record_adopt(ctx, api, root, record, true) : NULL;
+	if (region) {
+		log_debug(ctx, "%s: adopting %s, made by a run cut short before setting its target", a->device,
+			  api->region_get_devname(region));
+		*ret = region;
+		return 0;
+	}
+	return region_make(ctx, api, root, true, record, ret, why, size);
 }
 
 static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl_ctx *cctx,
@@ -210,11 +246,16 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 	struct cxl_memdev *memdev = NULL;
 	struct cxl_endpoint *endpoint;
 	struct cxl_decoder *root, *ep;
-	struct cxl_region *region;
+	struct cxl_region *region = NULL;
+	enum cxl_decoder_mode mode = a->ram ? CXL_DECODER_MODE_RAM : CXL_DECODER_MODE_PMEM;
 	uint8_t want[16];
 	bool adopted;
 	unsigned n = 0;
 	int r;
+
+	if (a->ram && !api->decoder_create_ram_region)
+		return step_fail(why, size, -EOPNOTSUPP,
+				 "this libcxl has no cxl_decoder_create_ram_region(): it makes no RAM regions");
 
 	/* Two memdevs with the serial would get regions of one UUID: make none (the planner refuses
 	 * them too, but one may have appeared since). */
@@ -251,15 +292,20 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 
 	/* 1: the region, its UUID first: that is how the next run finds one cut short.  One this call
 	 * made is deleted when it cannot be named; one adopted is left as it is. */
-	region = region_by_uuid(api, root, want);
+	if (a->ram) {
+		r = ram_region(ctx, api, root, api->endpoint_get_port(endpoint), a, record, &region, why, size);
+		if (r < 0)
+			return r;
+	} else
+		region = region_by_uuid(api, root, want);
 	if (!region) {
-		region = record ? record_adopt(ctx, api, root, record) : NULL;
+		region = record ? record_adopt(ctx, api, root, record, false) : NULL;
 		adopted = region != NULL;
 		if (adopted)
 			log_debug(ctx, "%s: adopting %s, made by a run cut short before giving it its UUID", a->device,
 				  api->region_get_devname(region));
 		else {
-			r = region_make(ctx, api, root, record, &region, why, size);
+			r = region_make(ctx, api, root, false, record, &region, why, size);
 			if (r < 0)
 				return r;
 		}
@@ -283,7 +329,7 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 					 k < 0 ? "nor delete it" : "deleted it");
 		}
 	}
-	if (record)
+	if (record && !a->ram)
 		(void)unlink(record);
 	/* 2: one way, the root decoder's granularity, the size. */
 	if (api->region_get_size(region) == 0) {
@@ -300,25 +346,29 @@ static int create(struct pmemram_ctx *ctx, const struct cxl_api *api, struct cxl
 	 * the UUID but another memdev's decoder there is not finished. */
 	ep = api->region_get_target_decoder(region, 0);
 	if (ep && api->decoder_get_memdev(ep) != memdev)
-		return step_fail(why, size, -ESTALE, "%s has %s's UUID but %s as target, not one of %s's",
-				 api->region_get_devname(region), a->device, api->decoder_get_devname(ep), a->device);
+		return step_fail(why, size, -ESTALE, "%s has %s's %s but %s as target, not one of %s's",
+				 api->region_get_devname(region), a->device, a->ram ? "decoder" : "UUID",
+				 api->decoder_get_devname(ep), a->device);
 	if (!ep) {
-		ep = endpoint_decoder(api, api->endpoint_get_port(endpoint), region, a->size);
+		ep = endpoint_decoder(api, api->endpoint_get_port(endpoint), region, a->size, mode);
 		if (!ep)
 			return step_fail(why, size, -EBUSY, "%s: no free endpoint decoder", a->device);
 		if (api->decoder_get_dpa_size(ep) == 0) {
-			r = api->decoder_set_mode(ep, CXL_DECODER_MODE_PMEM);
+			r = api->decoder_set_mode(ep, mode);
 			if (r >= 0)
 				r = api->decoder_set_dpa_size(ep, a->size);
 			if (r < 0)
-				return step_fail(why, size, r, "%s: cannot allocate %s's pmem capacity",
-						 api->decoder_get_devname(ep), a->device);
+				return step_fail(why, size, r, "%s: cannot allocate %s's %s capacity",
+						 api->decoder_get_devname(ep), a->device, a->ram ? "RAM" : "pmem");
 		}
 		r = api->region_set_target(region, 0, ep);
 		if (r < 0)
 			return step_fail(why, size, r, "%s: cannot make %s its target", api->region_get_devname(region),
 					 api->decoder_get_devname(ep));
 	}
+	/* A RAM region is the memdev's from here on: its decoder is in it. */
+	if (record && a->ram)
+		(void)unlink(record);
 	/* 4 and 5: commit the decoders, bind the region driver (which makes the nvdimm region). */
 	if (!api->region_decode_is_committed(region)) {
 		r = api->region_decode_commit(region);

@@ -35,8 +35,13 @@ char *pmemram_action_describe(const struct pmemram_action *a, char *buf, size_t 
 	case PMEMRAM_ACTION_CREATE_CXL_REGION: {
 		char sz[32];
 
-		snprintf(buf, size, "%s: create CXL pmem region of %s on %s (or finish it), DESTROYING ANY DATA THERE",
-			 a->device, pmemram_format_size(a->size, sz, sizeof(sz)), a->decoder);
+		if (a->ram)
+			snprintf(buf, size, "%s: create CXL RAM region of %s on %s (or finish it)", a->device,
+				 pmemram_format_size(a->size, sz, sizeof(sz)), a->decoder);
+		else
+			snprintf(buf, size,
+				 "%s: create CXL pmem region of %s on %s (or finish it), DESTROYING ANY DATA THERE",
+				 a->device, pmemram_format_size(a->size, sz, sizeof(sz)), a->decoder);
 		break;
 	}
 	case PMEMRAM_ACTION_DISABLE_DEVDAX:
@@ -148,8 +153,9 @@ static struct json_object *action_to_json(const struct pmemram_action *a)
 	if (ok && a->type == PMEMRAM_ACTION_CREATE_CXL_REGION)
 		ok = json_add(o, "root_decoder", json_object_new_string(a->decoder)) &&
 		     json_add(o, "size", json_object_new_uint64(a->size)) &&
-		     json_add(o, "uuid", json_object_new_string(a->uuid)) &&
-		     json_add(o, "destroys_data", json_object_new_boolean(true));
+		     json_add(o, "mode", json_object_new_string(a->ram ? "ram" : "pmem")) &&
+		     (a->ram ? json_add_null_value(o, "uuid") : json_add(o, "uuid", json_object_new_string(a->uuid))) &&
+		     json_add(o, "destroys_data", json_object_new_boolean(!a->ram));
 	if (ok && (a->type == PMEMRAM_ACTION_CONVERT_NAMESPACE || a->type == PMEMRAM_ACTION_CREATE_NAMESPACE))
 		ok = json_add(o, "uuid", json_object_new_string(a->uuid)) &&
 		     json_add(o, "destroys_data", json_object_new_boolean(true));

@@ -1027,7 +1027,7 @@ static size_t memdevs_with_serial(const struct pmemram_observed *o, uint64_t ser
 	return n;
 }
 
-/* The create-region = pmem claim of memdev m, NULL when none.  A memdev whose serial could not be
+/* The create-region claim of memdev m, NULL when none.  A memdev whose serial could not be
  * read may be any claim's: it gets the first whose serial no other memdev has, so that the claim
  * says why nothing is made rather than that nothing matched. */
 static const struct pmemram_claim *region_claim(const struct pmemram_config *c, const struct pmemram_observed *o,
@@ -1042,6 +1042,71 @@ static const struct pmemram_claim *region_claim(const struct pmemram_config *c, 
 	return NULL;
 }
 
+/* Whether another memdev has m's serial too: their regions would be told apart by nothing. */
+static bool serial_ambiguous(const struct pmemram_observed *o, const struct pmemram_observed_memdev *m, char *text,
+			     size_t size)
+{
+	size_t n = memdevs_with_serial(o, m->serial);
+
+	if (n > 1)
+		snprintf(text, size,
+			 "%zu memdevs have serial 0x%" PRIx64 " (cxl list -M); which is the claim's cannot be told: "
+			 "not touching %s",
+			 n, m->serial, m->name);
+	return n > 1;
+}
+
+/* Not all of m read: neither made nor finished (the region it is in may be unknown). */
+static bool memdev_unreadable(const struct pmemram_observed_memdev *m, bool finishing, char *text, size_t size)
+{
+	if (m->error)
+		snprintf(text, size, "%s: cannot read its CXL topology: %s: %s; not %s a region", m->name,
+			 m->error_path, strerror(-m->error), finishing ? "finishing" : "creating");
+	return m->error != 0;
+}
+
+/* Why no region of m's pmem (or RAM) capacity can be made for m, which is in none, or
+ * PMEMRAM_REASON_NONE. */
+static enum pmemram_reason make_refusal(const struct pmemram_observed_memdev *m, bool ram, char *text, size_t size)
+{
+	uint64_t capacity = ram ? m->ram_size : m->pmem_size, root_free = ram ? m->ram_root_free : m->root_free;
+	uint64_t want = capacity / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
+	const char *root = ram ? m->ram_root_decoder : m->root_decoder;
+	char s[32], s2[32];
+
+	if (m->dpa_size > 0) {
+		snprintf(text, size, "%s: %s of its capacity is allocated to %s outside any region; not creating one",
+			 m->name, pmemram_format_size(m->dpa_size, s, sizeof(s)), m->decoder);
+		return PMEMRAM_REASON_DPA_IN_USE;
+	}
+	if (want == 0) {
+		snprintf(text, size, "%s: %s of %s capacity, less than the 256 MiB a CXL region takes at least",
+			 m->name, pmemram_format_size(capacity, s, sizeof(s)), ram ? "RAM" : "pmem");
+		return PMEMRAM_REASON_TOO_SMALL;
+	}
+	if (!m->endpoint[0]) {
+		snprintf(text, size, "%s has no endpoint port (cxl_mem not bound to it); not creating a region",
+			 m->name);
+		return PMEMRAM_REASON_NO_ROOT_DECODER;
+	}
+	if (!root[0]) {
+		snprintf(text, size,
+			 "no root decoder of one way takes %s for %s's host bridge (cxl list -D: %s, nr_targets 1); "
+			 "not creating a region",
+			 ram ? "RAM" : "pmem", m->name, ram ? "volatile_capable" : "pmem_capable");
+		return PMEMRAM_REASON_NO_ROOT_DECODER;
+	}
+	if (root_free < want) {
+		snprintf(text, size,
+			 "%s has %s of address space free in one piece, %s's region needs %s (cxl list -D -d %s: "
+			 "max_available_extent); not creating one",
+			 root, pmemram_format_size(root_free, s, sizeof(s)), m->name,
+			 pmemram_format_size(want, s2, sizeof(s2)), root);
+		return PMEMRAM_REASON_NO_HPA_SPACE;
+	}
+	return PMEMRAM_REASON_NONE;
+}
+
 /* Why the claim's region is not made or finished for memdev m (text), or PMEMRAM_REASON_NONE with
  * the region to finish in *ret_ours (NULL: make one). */
 static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, const struct pmemram_observed_memdev *m,
@@ -1049,19 +1114,11 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 					  char *text, size_t size)
 {
 	const struct pmemram_observed_cxl_region *in = m->region[0] ? cxl_region_find(o, m->region, NULL) : NULL;
-	char s[32], s2[32];
-	size_t n;
 
 	*ret_ours = cxl_region_find(o, NULL, uuid);
 	/* Their regions would have one UUID: which is the claim's cannot be told. */
-	n = memdevs_with_serial(o, m->serial);
-	if (n > 1) {
-		snprintf(text, size,
-			 "%zu memdevs have serial 0x%" PRIx64 " (cxl list -M); which is the claim's cannot be told: "
-			 "not touching %s",
-			 n, m->serial, m->name);
+	if (serial_ambiguous(o, m, text, size))
 		return PMEMRAM_REASON_SERIAL_AMBIGUOUS;
-	}
 	if (m->region[0] && (!in || !streq(in->uuid, uuid))) {
 		snprintf(text, size, "%s is in CXL region %s (%s), which pmemram did not make; not touching it",
 			 m->name, m->region, m->decoder);
@@ -1076,60 +1133,59 @@ static enum pmemram_reason memdev_refusal(const struct pmemram_observed *o, cons
 			 (*ret_ours)->n_targets > 1 ? " and others" : "");
 		return PMEMRAM_REASON_REGION_NOT_OURS;
 	}
-	/* Not all of it read: neither made nor finished (the region it is in may be unknown). */
-	if (m->error) {
-		snprintf(text, size, "%s: cannot read its CXL topology: %s: %s; not %s a region", m->name,
-			 m->error_path, strerror(-m->error), m->region[0] || *ret_ours ? "finishing" : "creating");
+	if (memdev_unreadable(m, m->region[0] || *ret_ours, text, size))
 		return PMEMRAM_REASON_CXL_UNREADABLE;
-	}
 	if (m->region[0] || *ret_ours)
 		return PMEMRAM_REASON_NONE;
-	if (m->dpa_size > 0) {
-		snprintf(text, size, "%s: %s of its capacity is allocated to %s outside any region; not creating one",
-			 m->name, pmemram_format_size(m->dpa_size, s, sizeof(s)), m->decoder);
-		return PMEMRAM_REASON_DPA_IN_USE;
+	return make_refusal(m, false, text, size);
+}
+
+/* Why the claim's RAM region is not made or finished for memdev m (text), or PMEMRAM_REASON_NONE
+ * with the region to finish in *ret_ours (NULL: make one).  A RAM region has no UUID: the memdev's
+ * own region of one way in RAM mode is the claim's, whoever made it (it is what the claim asks for,
+ * and its memory is the kernel's already); any other region it is in is not. */
+static enum pmemram_reason memdev_ram_refusal(const struct pmemram_observed *o, const struct pmemram_observed_memdev *m,
+					      const struct pmemram_observed_cxl_region **ret_ours, char *text,
+					      size_t size)
+{
+	const struct pmemram_observed_cxl_region *in = m->region[0] ? cxl_region_find(o, m->region, NULL) : NULL;
+
+	*ret_ours = NULL;
+	if (serial_ambiguous(o, m, text, size))
+		return PMEMRAM_REASON_SERIAL_AMBIGUOUS;
+	if (m->region[0] &&
+	    (!in || !in->ram || in->n_targets > 1 || (in->n_targets == 1 && in->target_serial != m->serial))) {
+		snprintf(text, size, "%s is in CXL region %s (%s), %s; not touching it", m->name, m->region, m->decoder,
+			 !in	    ? "which cannot be read"
+			 : !in->ram ? "not a RAM region"
+				    : "interleaved with other memdevs");
+		return PMEMRAM_REASON_REGION_NOT_OURS;
 	}
-	if (m->pmem_size < PMEMRAM_CXL_REGION_ALIGN) {
-		snprintf(text, size, "%s: %s of pmem capacity, less than the 256 MiB a CXL region takes at least",
-			 m->name, pmemram_format_size(m->pmem_size, s, sizeof(s)));
-		return PMEMRAM_REASON_TOO_SMALL;
+	if (memdev_unreadable(m, m->region[0], text, size))
+		return PMEMRAM_REASON_CXL_UNREADABLE;
+	if (m->region[0]) {
+		*ret_ours = in;
+		return PMEMRAM_REASON_NONE;
 	}
-	if (!m->endpoint[0]) {
-		snprintf(text, size, "%s has no endpoint port (cxl_mem not bound to it); not creating a region",
-			 m->name);
-		return PMEMRAM_REASON_NO_ROOT_DECODER;
-	}
-	if (!m->root_decoder[0]) {
-		snprintf(text, size,
-			 "no root decoder of one way takes pmem for %s's host bridge (cxl list -D: pmem_capable, "
-			 "nr_targets 1); not creating a region",
-			 m->name);
-		return PMEMRAM_REASON_NO_ROOT_DECODER;
-	}
-	if (m->root_free < m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN) {
-		snprintf(text, size,
-			 "%s has %s of address space free in one piece, %s's region needs %s (cxl list -D -d %s: "
-			 "max_available_extent); not creating one",
-			 m->root_decoder, pmemram_format_size(m->root_free, s, sizeof(s)), m->name,
-			 pmemram_format_size(m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN, s2,
-					     sizeof(s2)),
-			 m->root_decoder);
-		return PMEMRAM_REASON_NO_HPA_SPACE;
-	}
-	return PMEMRAM_REASON_NONE;
+	return make_refusal(m, true, text, size);
 }
 
 /* create-region = pmem: a pmem CXL region of the claimed memdev alone, made once and recognised by
  * its UUID (pmemram_cxl_region_uuid_string()); one left uncommitted or disabled is finished.  A
- * memdev in a region that is not pmemram's, or whose capacity is allocated otherwise, is refused. */
+ * memdev in a region that is not pmemram's, or whose capacity is allocated otherwise, is refused.
+ * create-region = ram: a RAM region of the memdev alone, the same but for the UUID (see
+ * memdev_ram_refusal()); once enabled, the kernel makes its dax device, which the claim then
+ * matches as it matches any region's of its memdev. */
 static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *m)
 {
 	const struct pmemram_claim *claim = region_claim(b->config, b->observed, m);
 	const struct pmemram_observed_cxl_region *ours;
 	struct pmemram_device_verdict *v;
-	char uuid[PMEMRAM_UUID_STRING_MAX], text[PMEMRAM_PLAN_TEXT_MAX], s[32];
+	char uuid[PMEMRAM_UUID_STRING_MAX] = "", text[PMEMRAM_PLAN_TEXT_MAX], s[32];
 	struct pmemram_action *a;
 	enum pmemram_reason reason;
+	uint64_t size;
+	bool ram;
 	int r;
 
 	if (!claim)
@@ -1143,9 +1199,14 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 			    m->name, m->error_path, strerror(-m->error));
 		return 0;
 	}
-	pmemram_cxl_region_uuid_string(m->serial, uuid);
-	reason = memdev_refusal(b->observed, m, uuid, &ours, text, sizeof(text));
-	/* made (even if not all of the memdev could be read): its nvdimm region is create = devdax's */
+	ram = claim->create_region == PMEMRAM_REGION_RAM;
+	if (ram)
+		reason = memdev_ram_refusal(b->observed, m, &ours, text, sizeof(text));
+	else
+		reason = memdev_refusal(b->observed, m, pmemram_cxl_region_uuid_string(m->serial, uuid), &ours, text,
+					sizeof(text));
+	/* made (even if not all of the memdev could be read): its nvdimm region is create = devdax's,
+	 * a RAM region's dax device the claim's */
 	if ((reason == PMEMRAM_REASON_NONE || reason == PMEMRAM_REASON_CXL_UNREADABLE) && m->region[0] && ours &&
 	    streq(m->region, ours->name) && ours->committed && ours->enabled)
 		return 0;
@@ -1156,25 +1217,26 @@ static int plan_memdev(struct builder *b, const struct pmemram_observed_memdev *
 		set_verdict(v, reason, "%s", text);
 		return 0;
 	}
+	size = (ram ? m->ram_size : m->pmem_size) / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
 	if (ours)
-		set_verdict(v, reason, "finish CXL region %s (%s) of %s, left %s", ours->name,
+		set_verdict(v, reason, "finish CXL %sregion %s (%s) of %s, left %s", ram ? "RAM " : "", ours->name,
 			    pmemram_format_size(ours->size, s, sizeof(s)), m->name,
 			    !m->region[0]      ? "without its memdev"
 			    : !ours->committed ? "uncommitted"
 					       : "disabled");
 	else
-		set_verdict(v, reason, "create a CXL pmem region of %s on %s for %s (serial 0x%" PRIx64 ")",
-			    pmemram_format_size(m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN, s,
-						sizeof(s)),
-			    m->root_decoder, m->name, m->serial);
+		set_verdict(v, reason, "create a CXL %s region of %s on %s for %s (serial 0x%" PRIx64 ")",
+			    ram ? "RAM" : "pmem", pmemram_format_size(size, s, sizeof(s)),
+			    ram ? m->ram_root_decoder : m->root_decoder, m->name, m->serial);
 	r = add_action(b, PMEMRAM_ACTION_CREATE_CXL_REGION, v, -1, 0, claim->zone);
 	if (r < 0)
 		return r;
 	a = &b->plan->actions[b->plan->n_actions - 1];
 	strcpy(a->uuid, uuid);
+	a->ram = ram;
 	a->serial = m->serial;
-	strcpy(a->decoder, ours ? ours->root_decoder : m->root_decoder);
-	a->size = ours && ours->size ? ours->size : m->pmem_size / PMEMRAM_CXL_REGION_ALIGN * PMEMRAM_CXL_REGION_ALIGN;
+	strcpy(a->decoder, ours ? ours->root_decoder : ram ? m->ram_root_decoder : m->root_decoder);
+	a->size = ours && ours->size ? ours->size : size;
 	return 0;
 }
 
@@ -1228,6 +1290,9 @@ static const char *unmatched_hint(const struct pmemram_claim *c)
 		return "the kernel may not have reassembled the CXL region at boot (cxl list -R), and a region "
 		       "made again may have another number: prefer cxl-memdev:SERIAL";
 	case PMEMRAM_MATCH_CXL_MEMDEV:
+		if (c->create_region == PMEMRAM_REGION_RAM)
+			return "check the serial with cxl list -M (create-region = ram makes the memdev's RAM region, "
+			       "whose dax device the kernel makes when it is enabled)";
 		if (c->create_region)
 			return "check the serial with cxl list -M (create-region = pmem makes the memdev's region, "
 			       "create = devdax its namespace)";

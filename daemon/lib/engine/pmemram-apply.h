@@ -107,6 +107,12 @@ int pmemram_ndctl_create_namespace(struct pmemram_ctx *ctx, void *userdata, cons
  * memdev, its endpoint or the root decoder; -EBUSY without a free endpoint decoder; -ESTALE,
  * touching nothing, when memdev a->device does not have serial a->serial (any more), another
  * memdev has that serial too, or the region with its UUID has another memdev's decoder as target.
+ * With a->ram, as cxl create-region -t ram does: a RAM region has no UUID, so the region is the one
+ * the memdev's endpoint decoder is in (-ESTALE when that is not a RAM region of one way), else the
+ * recorded one (create_ram_region; adopted in RAM mode without a target), else a new one, whose
+ * record stands until its target is set; the endpoint decoder is set to RAM mode.  -EOPNOTSUPP
+ * when libcxl has no cxl_decoder_create_ram_region() (Debian 12's libcxl 76).  Enabled, the
+ * region's dax device is made by the kernel (and, from 6.3 on, given to kmem).
  * why names the failed step and its error.  userdata is the libcxl to call: NULL for the library
  * itself, or a const struct cxl_api * (cxl-load.h) standing in for it.
  */

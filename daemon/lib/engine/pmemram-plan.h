@@ -97,19 +97,22 @@ struct pmemram_observed_region {
 struct pmemram_observed_memdev {
 	char name[32]; /* "mem0" */
 	uint64_t serial;
-	uint64_t pmem_size;	/* its pmem capacity (memN/pmem/size) */
-	char endpoint[32];	/* "endpoint2"; "" when cxl_mem has not enabled it */
-	char decoder[32];	/* its endpoint decoder in a region, else the first holding DPA; "" */
-	uint64_t dpa_size;	/* the DPA that decoder holds */
-	char region[32];	/* the CXL region that decoder is in; "" none */
-	char root_decoder[32];	/* a root decoder of one way that takes pmem for its host bridge; "" none */
-	uint64_t root_free;	/* that root decoder's largest free extent of address space, 256 MiB aligned */
-	bool serial_unreadable; /* its serial could not be read (error says why): serial is 0 */
-	int error;		/* -errno when part of it could not be read, else 0 */
-	char error_path[128];	/* the file that could not be read, when error */
+	uint64_t pmem_size;	   /* its pmem capacity (memN/pmem/size) */
+	char endpoint[32];	   /* "endpoint2"; "" when cxl_mem has not enabled it */
+	char decoder[32];	   /* its endpoint decoder in a region, else the first holding DPA; "" */
+	uint64_t dpa_size;	   /* the DPA that decoder holds */
+	char region[32];	   /* the CXL region that decoder is in; "" none */
+	char root_decoder[32];	   /* a root decoder of one way that takes pmem for its host bridge; "" none */
+	uint64_t root_free;	   /* that root decoder's largest free extent of address space, 256 MiB aligned */
+	uint64_t ram_size;	   /* its volatile capacity (memN/ram/size) */
+	char ram_root_decoder[32]; /* the same of one that takes RAM (cap_ram); "" none */
+	uint64_t ram_root_free;	   /* its largest free extent */
+	bool serial_unreadable;	   /* its serial could not be read (error says why): serial is 0 */
+	int error;		   /* -errno when part of it could not be read, else 0 */
+	char error_path[128];	   /* the file that could not be read, when error */
 };
 
-/* A CXL region (bus/cxl/devices/regionN), for claims with create-region = pmem. */
+/* A CXL region (bus/cxl/devices/regionN), for claims with create-region. */
 struct pmemram_observed_cxl_region {
 	char name[32];			    /* "region0" */
 	char root_decoder[32];		    /* the root decoder it was made on */
@@ -119,6 +122,7 @@ struct pmemram_observed_cxl_region {
 	uint64_t target_serial; /* the serial of the memdev behind the first of them */
 	bool committed;		/* commit reads 1 */
 	bool enabled;		/* bound to the cxl_region driver */
+	bool ram;		/* mode reads "ram" (6.3 and later: 6.1 makes pmem regions only) */
 };
 
 /* The alignment of a CXL region's size per interleave way (the kernel's SZ_256M). */
@@ -198,6 +202,7 @@ struct pmemram_action {
 	char decoder[32]; /* CREATE_CXL_REGION: the root decoder */
 	uint64_t size;	  /* CREATE_CXL_REGION: the region's size */
 	uint64_t serial;  /* CREATE_CXL_REGION: the memdev's serial */
+	bool ram;	  /* CREATE_CXL_REGION: a RAM region (no UUID), not a pmem one */
 	char claim[PMEMRAM_CONFIG_NAME_MAX];
 	char uuid[PMEMRAM_UUID_STRING_MAX]; /* CONVERT_NAMESPACE: the claimed UUID the namespace must have;
 					     * CREATE_NAMESPACE: the one it gets (pmemram_create_uuid());
