@@ -116,7 +116,7 @@ const char *ctl_shuffle_node_text(const struct pmemram_shuffle_policy_node *n, c
 	return buf;
 }
 
-void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
+void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin, bool live_nodes)
 {
 	const struct pmemram_shuffle *k = &s->kernel;
 	char name[96], text[160];
@@ -140,7 +140,7 @@ void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin)
 	}
 	printf("  policy %s%s%s%s: %s\n", ctl_shuffle_policy_name(&s->policy, name, sizeof(name)),
 	       policy_origin ? " (" : "", policy_origin ?: "", policy_origin ? ")" : "", s->policy.text);
-	for (size_t i = 0; i < s->policy.n_nodes; i++)
+	for (size_t i = 0; (live_nodes || !s->policy.live) && i < s->policy.n_nodes; i++)
 		printf("  node%-3d %s\n", s->policy.nodes[i].node,
 		       ctl_shuffle_node_text(&s->policy.nodes[i], text, sizeof(text)));
 	printf("  command line: %s%s; ", s->policy.running[0] ? "page_alloc.shuffle=" : "no page_alloc.shuffle",
@@ -569,7 +569,7 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		json_object_put(applied);
 		if (do_apply)
 			printf("%s\n", done);
-		ctl_shuffle_print(s, origin);
+		ctl_shuffle_print(s, origin, true);
 	}
 	return ret != CTL_EXIT_OK ? ret : ctl_flush_stdout();
 }

@@ -332,7 +332,7 @@ static void print_shuffle(const struct status *s)
 	const struct pmemram_shuffle *k = &s->shuffle.kernel;
 	char size[32];
 
-	ctl_shuffle_print(&s->shuffle, s->policy_origin);
+	ctl_shuffle_print(&s->shuffle, s->policy_origin, false);
 	for (size_t i = 0; i < s->topology->n_nodes; i++) {
 		const struct pmemram_shuffle_policy_node *pn = policy_node(s, s->topology->nodes[i].id);
 		const struct pmemram_node *n = &s->topology->nodes[i];

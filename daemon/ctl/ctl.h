@@ -146,8 +146,10 @@ void ctl_shuffle_done(struct ctl_shuffle *s);
 void ctl_shuffle_freep(struct ctl_shuffle **s);
 /* "FILE:LINE" of the configuration's shuffle key in buf, or NULL when it was not set (the default). */
 const char *ctl_shuffle_policy_origin(const struct pmemram_config *c, char *buf, size_t size);
-/* Human lines (state, policy with origin "FILE:LINE" or NULL, command lines), and the JSON object. */
-void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin);
+/* Human lines (state, policy with origin "FILE:LINE" or NULL, its nodes, command lines), and the
+ * JSON object.  live_nodes false: a live policy's nodes are left to the caller, which shows each
+ * node once with the rest of what it says of the node (status). */
+void ctl_shuffle_print(const struct ctl_shuffle *s, const char *policy_origin, bool live_nodes);
 /* The policy's name for people ("nodes (shuffle-nodes = 0,2)" for shuffle-nodes), in buf or static. */
 const char *ctl_shuffle_policy_name(const struct pmemram_shuffle_policy *p, char *buf, size_t size);
 /* A node on a kernel with the runtime switch: "shuffled (hmat), in effect", into buf. */

@@ -109,6 +109,26 @@ static void test_human_hmat(void **state)
 	assert_null(strstr(run->out, "no HMAT figures"));
 }
 
+/* The shuffle state on a kernel that switches nodes at runtime: one line per node, its free lists
+ * and what the policy needs of them together, not the policy's nodes listed again. */
+static void test_human_live(void **state)
+{
+	_cleanup_(freep) struct run *run = run_ctl(ENV(state)->root, "status", NULL);
+	const char *shuffle, *end;
+	size_t n1 = 0;
+
+	assert_int_equal(run->status, 0);
+	shuffle = strstr(run->out, "Page shuffling: ");
+	assert_non_null(shuffle);
+	for (end = shuffle; (end = strchr(end, '\n')) && (end[1] == ' ' || end[1] == '\0'); end++)
+		if (strncmp(end + 1, "  node1 ", 8) == 0)
+			n1++;
+	if (n1 != 1)
+		fail_msg("node1 in %zu lines of the shuffle state:\n%s", n1, shuffle);
+	assert_non_null(strstr(shuffle, "  node1   128 MiB direct-mapped cache"));
+	assert_non_null(strstr(shuffle, "free lists shuffled (hmat), in effect, order 10\n"));
+}
+
 /* A node the HMAT names without figures (the kernel shows them as 0), and one it does not name. */
 static void test_no_hmat_figures(void **state)
 {
@@ -462,6 +482,7 @@ int main(void)
 		FAKE_TEST(test_json_hmat, fake_env_setup_hmat),
 		FAKE_TEST(test_json_stock, fake_env_setup_stock),
 		FAKE_TEST(test_human_hmat, fake_env_setup_hmat),
+		FAKE_TEST(test_human_live, fake_env_setup_live),
 		FAKE_TEST(test_provenance, fake_env_setup_hmat),
 		FAKE_TEST(test_provenance_unknown, fake_env_setup_hmat),
 		FAKE_TEST(test_no_hmat_figures, fake_env_setup_hmat),
