@@ -189,14 +189,17 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			mlog(m, LOG_DEBUG, "uevent %s %s %s seq %llu", action ? action : "?", subsystem ? subsystem : "?",
 			     udev_device_get_sysname(d), udev_device_get_seqnum(d));
 		/* Memory blocks only matter when they arrive; dax devices on every change, a new one
-		 * once a driver has it: the kernel sends its add before it probes the driver (device_dax;
-		 * kmem for memory it onlines itself), and a reconcile between the two would race that
-		 * probe.  Its bind follows at once; ADD_GRACE_USEC covers a device no driver takes. */
+		 * once a driver has it.  The kernel sends a dax device's add before it probes the
+		 * driver (device_dax, or kmem for memory it onlines itself, whose blocks' adds come
+		 * during that probe, before it onlines them), and a reconcile in between would race
+		 * the probe; the driver's bind, sent when the probe is done, starts it.  ADD_GRACE_USEC
+		 * covers a device no driver takes, and blocks added otherwise (a DIMM). */
 		if (subsystem && uevent_is_echo(m, d, subsystem))
 			m->n_uevents_echo++;
-		else if (subsystem && streq(subsystem, "dax") && action && streq(action, "add"))
+		else if (subsystem && (streq(subsystem, "dax") || streq(subsystem, "memory")) && action &&
+			 streq(action, "add"))
 			schedule_reconcile_after(m, ADD_GRACE_USEC);
-		else if (!subsystem || !streq(subsystem, "memory") || (action && streq(action, "add")))
+		else if (!subsystem || !streq(subsystem, "memory"))
 			manager_schedule_reconcile(m);
 		udev_device_unref(d);
 	}
