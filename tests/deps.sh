@@ -19,6 +19,8 @@ packages=(
 	# node_exporter serves it there, fetched with curl
 	prometheus-node-exporter
 	curl
+	# the dashboard's and the alert rules' checks (tests/unit/monitoring-check.sh)
+	jq
 	# clang-format-14 and git-clang-format-14 (tests/format-check.sh)
 	clang-format-14
 	# kernel build: bookworm's guest kernel, trixie's (bookworm-security), and the

@@ -177,6 +177,7 @@ job_label() {
 	unit-gcc) echo "unit tests (gcc, ASan+UBSan)" ;;
 	unit-clang) echo "unit tests (clang, ASan+UBSan)" ;;
 	unit-metrics) echo "metrics scrape" ;;
+	unit-monitoring) echo "monitoring rules and dashboard" ;;
 	unit-plain) echo "valgrind + distcheck" ;;
 	unit-package-*) echo "debian package + lintian (${1#unit-package-})" ;;
 	unit-fuzz) echo "fuzz targets" ;;
@@ -207,12 +208,14 @@ run_scenario() {
 job_exec() {
 	case $1 in
 	unit-format) "$repo/tests/format-check.sh" ;;
-	# The metrics and NFD files against promtool, node_exporter and NFD's rules, from the gcc
-	# build that make check made: one test each.
+	# The metrics and NFD files against promtool, node_exporter and NFD's rules, and the
+	# monitoring files against promtool and that scrape, from the gcc build that make check made.
 	unit-gcc)
 		unit_check gcc gcc
 		echo "== unit-metrics"
 		"$repo/tests/unit/metrics-scrape.sh" "$cache/build/unit-gcc"
+		echo "== unit-monitoring"
+		"$repo/tests/unit/monitoring-check.sh" "$cache/build/unit-gcc"
 		;;
 	unit-clang) unit_check clang clang ;;
 	unit-plain) unit_plain ;;
