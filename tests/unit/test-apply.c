@@ -384,6 +384,8 @@ struct failure_case {
 	const char *blamed; /* the context's error path, when a file is to blame */
 };
 
+/* One case per entry, its texts beside it. */
+/* clang-format off */
 static const struct failure_case failures[] = {
 	/* the write "succeeds" but the kernel put the block into Normal: only the re-read tells */
 	{ ONLINE(41, MOVABLE), true, { 41, 0, "online", "Normal" }, false, -EIO,
@@ -396,8 +398,9 @@ static const struct failure_case failures[] = {
 	{ ONLINE(32, NORMAL), false, {}, false, -EBUSY,
 	  "memory32: already online in Movable, not Normal (valid_zones: Movable)", NULL, NULL },
 	{ OFFLINE(33), true, { 33, -EBUSY, NULL, NULL }, false, -EBUSY,
-	  "memory33: could not be offlined: the kernel could not migrate its pages away (unmovable or pinned pages "
-	  "in use): Device or resource busy",
+	  "memory33: could not be offlined: its pages cannot be migrated (unmovable or pinned): Device or resource "
+	  "busy; memory onlined outside Movable keeps the kernel's own allocations: claim it online = normal, or "
+	  "boot with memhp_default_state=offline",
 	  "memory33 offline", NULL },
 	{ ONLINE(50, MOVABLE), false, {}, false, -ENODEV, "memory50: absent", NULL, NULL },
 	/* no node link yet: neither onlined nor its valid_zones read (6.1 oopses on both) */
@@ -407,6 +410,7 @@ static const struct failure_case failures[] = {
 	{ DISABLE("dax1.0"), false, {}, true, -EIO,
 	  "dax1.0: disabling device_dax took no effect: bound to device_dax", "disable dax1.0", NULL },
 };
+/* clang-format on */
 
 static void test_failures(void **state)
 {

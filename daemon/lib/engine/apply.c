@@ -70,6 +70,9 @@ const char *pmemram_zone_describe(int zone)
 
 /* block_set()'s zone for "online wherever the kernel puts it" (the undo of a release). */
 #define ZONE_ANY _PMEMRAM_ZONE_MAX
+/* block_set()'s zones for "offline": to give it back, and to online it in another zone. */
+#define ZONE_OFFLINE (-1)
+#define ZONE_OFFLINE_REZONE (-2)
 
 /* Whether the block is where the action wants it: online in zone, or offline (zone < 0). */
 static bool block_reached(const struct memblock_view *v, int zone)
@@ -187,6 +190,14 @@ static int block_set(struct run *run, unsigned long block, int node, const char 
 			    "e.g. spliced into a pipe); %s",
 			    block, pmemram_ctx_get_offline_timeout(run->ctx) / 1000000, owners);
 	}
+	/* On the way to another zone, the block was onlined outside Movable (by the kernel at probe,
+	 * most often), and what holds it is the kernel's own allocations, which never move. */
+	if (r == -EBUSY && zone == ZONE_OFFLINE_REZONE)
+		return fail(run, r,
+			    "memory%lu: could not be offlined: its pages cannot be migrated (unmovable or "
+			    "pinned): %s; memory onlined outside Movable keeps the kernel's own allocations: "
+			    "claim it online = normal, or boot with memhp_default_state=offline",
+			    block, strerror(-r));
 	if (r == -EBUSY && zone < 0)
 		return fail(run, r,
 			    "memory%lu: could not be offlined: the kernel could not migrate its pages away "
@@ -743,7 +754,8 @@ static int apply_one(struct run *run, const struct pmemram_action *a)
 	case PMEMRAM_ACTION_BIND_KMEM:
 		return bind_kmem(run, a);
 	case PMEMRAM_ACTION_OFFLINE_BLOCK:
-		return block_set(run, a->block, a->node, "offline", -1, BLOCK_SEEN);
+		return block_set(run, a->block, a->node, "offline",
+				 a->zone != PMEMRAM_ZONE_NONE ? ZONE_OFFLINE_REZONE : ZONE_OFFLINE, BLOCK_SEEN);
 	case PMEMRAM_ACTION_ONLINE_BLOCK:
 		return apply_online(run, a);
 	case PMEMRAM_ACTION_UNBIND_KMEM:
