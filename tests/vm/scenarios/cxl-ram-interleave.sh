@@ -10,7 +10,7 @@
 set -u
 . ./lib.sh
 
-plan 14
+plan 12
 conf=/etc/pmemram/pmemram.conf
 
 ok "cxl list: two memdevs" wait_for 10 '[ "$(cxl list -M | jq length)" = 2 ]'
