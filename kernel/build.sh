@@ -78,7 +78,8 @@ if [ -f "$options" ]; then
 	names=$(grep -Ev '^(#|!|$)' "$options" | paste -sd '|')
 	left_out=$(sed -n 's/^!\([A-Z0-9_]*\).*/\1/p' "$options" | paste -sd '|')
 	{
-		echo "# From $debian_config, as $options selects"
+		# (the checkout's own path left out: the key must not depend on where it is)
+		echo "# From $debian_config, as kernel/config/$kver/debian.options selects"
 		xzcat "$debian_config" | grep -E "^(CONFIG_($names)=|# CONFIG_($names) is not set$)" |
 			grep -Ev "^(# )?CONFIG_(${left_out:-^})[= ]"
 	} >"$kcache/debian.config.tmp"
