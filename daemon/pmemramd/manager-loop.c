@@ -188,16 +188,16 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (pmemram_ctx_get_log_priority(m->ctx) >= LOG_DEBUG)
 			mlog(m, LOG_DEBUG, "uevent %s %s %s seq %llu", action ? action : "?", subsystem ? subsystem : "?",
 			     udev_device_get_sysname(d), udev_device_get_seqnum(d));
-		/* Memory blocks only matter when they arrive; dax devices on every change, a new one
-		 * once a driver has it.  The kernel sends a dax device's add before it probes the
-		 * driver (device_dax, or kmem for memory it onlines itself, whose blocks' adds come
-		 * during that probe, before it onlines them), and a reconcile in between would race
-		 * the probe; the driver's bind, sent when the probe is done, starts it.  ADD_GRACE_USEC
-		 * covers a device no driver takes, and blocks added otherwise (a DIMM). */
+		/* Memory blocks only matter when they arrive; dax and nd devices on every change, a new
+		 * one once a driver has it.  The kernel sends a device's add before it probes its
+		 * driver (an nd_dax's dax_pmem, which makes the dax device; device_dax; or kmem for
+		 * memory it onlines itself, whose blocks' adds come during that probe, before it
+		 * onlines them), and a reconcile in between would race the probe; the driver's bind,
+		 * sent when the probe is done, starts it.  ADD_GRACE_USEC covers a device no driver
+		 * takes, and blocks added otherwise (a DIMM). */
 		if (subsystem && uevent_is_echo(m, d, subsystem))
 			m->n_uevents_echo++;
-		else if (subsystem && (streq(subsystem, "dax") || streq(subsystem, "memory")) && action &&
-			 streq(action, "add"))
+		else if (action && streq(action, "add"))
 			schedule_reconcile_after(m, ADD_GRACE_USEC);
 		else if (!subsystem || !streq(subsystem, "memory"))
 			manager_schedule_reconcile(m);
