@@ -36,10 +36,11 @@ expect_fail() {
 	fi >"$results/$run"
 }
 # on_qemu NAME TIMES ACTION: run ACTION PID NAME on each of the first TIMES QEMUs of run NAME
-# as soon as it starts.
+# as soon as it starts; it watches for 10 minutes, longer than a boot limit and a boot (a retry's
+# QEMU starts only when the boot before it reached the limit).
 on_qemu() {
 	local n=0 pid seen= tries=0
-	while [ "$n" -lt "$2" ] && [ "$tries" -lt 600 ]; do
+	while [ "$n" -lt "$2" ] && [ "$tries" -lt 3000 ]; do
 		pid=$(pgrep -f "^qemu-system-x86_64 .*/runs/$1/" | head -n 1 || true)
 		if [ -n "$pid" ] && [ "$pid" != "$seen" ]; then
 			"$3" "$pid" "$1"
