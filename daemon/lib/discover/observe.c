@@ -241,7 +241,6 @@ int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct p
 		return r;
 	v->block_size = o->memory->block_size;
 	v->auto_online = o->memory->auto_online;
-	v->ram_kmem_at_probe = pmemram_kernel_binds_ram_at_probe(ctx);
 	v->n_blocks = o->memory->n_blocks;
 	v->blocks = o->memory->blocks;
 	v->scoped = true;

@@ -157,7 +157,8 @@ struct pmemram_observed {
 	struct pmemram_observed_udev udev;
 	/* The kernel binds hmem and CXL RAM devices to kmem at probe (pmemram_kernel_binds_ram_at_probe()):
 	 * one of those on kmem that pmemram did not bind was put there by the kernel, as far as
-	 * anyone can tell. */
+	 * anyone can tell.  Not read for a scoped observation (udev-online's, block by block),
+	 * which no provenance is taken from. */
 	bool ram_kmem_at_probe;
 	size_t n_blocks;
 	const struct pmemram_memblock *blocks; /* sorted by id, as pmemram_memory_read() returns them */
