@@ -23,6 +23,7 @@ typedef int (*ctl_command_fn)(const struct ctl_globals *g, int argc, char **argv
 
 int cmd_status(const struct ctl_globals *g, int argc, char **argv);
 int cmd_plan(const struct ctl_globals *g, int argc, char **argv);
+int cmd_doctor(const struct ctl_globals *g, int argc, char **argv);
 int cmd_reconcile(const struct ctl_globals *g, int argc, char **argv);
 int cmd_release(const struct ctl_globals *g, int argc, char **argv);
 int cmd_reclaim(const struct ctl_globals *g, int argc, char **argv);

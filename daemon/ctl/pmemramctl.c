@@ -18,6 +18,7 @@ static const struct {
 } commands[] = {
 	{ "status", cmd_status, "Show NUMA nodes, memory-side caches, dax devices, memory blocks, shuffling" },
 	{ "plan", cmd_plan, "Show what reconcile would do under the configuration, changing nothing" },
+	{ "doctor", cmd_doctor, "Check the machine for known traps: findings, their reasons and fixes" },
 	{ "reconcile", cmd_reconcile, "Bring the system to the configured state now (through pmemramd)" },
 	{ "release", cmd_release, "Give a dax device's memory back and hold it until reclaim" },
 	{ "reclaim", cmd_reclaim, "Drop the hold of a released device and reconcile" },
