@@ -114,7 +114,7 @@ checks()
 {
 	# commands and global options
 	comp pmemramctl ""
-	check "commands" status plan reconcile release reclaim udev-online claim unclaim shuffle classes \
+	check "commands" status plan doctor reconcile release reclaim udev-online claim unclaim shuffle classes \
 		run cache-report help
 	comp pmemramctl re
 	check "commands by prefix" reconcile release reclaim
@@ -126,6 +126,8 @@ checks()
 	# subcommands' options
 	comp pmemramctl status -
 	check "status options" -h --help -j --json
+	comp pmemramctl doctor -
+	check "doctor options" -h --help -j --json -c --config
 	comp pmemramctl claim --
 	check "claim long options" --help --json --config --uuid --device --region --hmem --cxl-region \
 		--cxl-memdev --all-devdax --online --convert --destroy-data --create --create-region --from-daxctl
