@@ -264,18 +264,33 @@ static void test_file_too_big(void **state)
 	assert_string_equal(pmemram_ctx_get_error_path(ENV(state)->ctx), expected);
 }
 
+/* daxctl 76's hook, and rules that only look like it. */
+static void test_daxctl_hook(void **state)
+{
+	static const char hook[] = "# daxctl\n"
+				   "ACTION==\"add\", SUBSYSTEM==\"dax\", RUN+=\"/usr/bin/mydaxctl -C x\"\n"
+				   "ACTION==\"add\", RUN==\"/usr/bin/daxctl -C x\"\n"
+				   "ACTION==\"add\", SUBSYSTEM==\"dax\", \\\n"
+				   "  RUN+=\"/usr/bin/daxctl -C $env{DEVNAME}\"\n";
+	static const char other[] = "ACTION==\"add\", SUBSYSTEM==\"dax\", ENV{SYSTEMD_WANTS}=\"daxdev-reconfigure@x\"\n"
+				    "RUN+=\"/usr/bin/daxctl list\"\n";
+	char rule[64];
+
+	assert_int_equal(pmemram_udev_daxctl_hook_scan("/r/90.rules", hook, strlen(hook), rule, sizeof(rule)), 1);
+	assert_string_equal(rule, "/r/90.rules:4");
+	assert_int_equal(pmemram_udev_daxctl_hook_scan("/r/90.rules", other, strlen(other), rule, sizeof(rule)), 0);
+	assert_int_equal(pmemram_udev_daxctl_hook_scan("/r/90.rules", NULL, 0, rule, sizeof(rule)), 0);
+}
+
 #define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_line),
-		cmocka_unit_test(test_line_malformed),
-		cmocka_unit_test(test_file),
-		cmocka_unit_test(test_file_too_long),
-		FAKE_TEST(test_dirs),
-		FAKE_TEST(test_dirs_cached),
-		FAKE_TEST(test_dirs_absent),
+		cmocka_unit_test(test_line),	    cmocka_unit_test(test_line_malformed),
+		cmocka_unit_test(test_file),	    cmocka_unit_test(test_file_too_long),
+		cmocka_unit_test(test_daxctl_hook), FAKE_TEST(test_dirs),
+		FAKE_TEST(test_dirs_cached),	    FAKE_TEST(test_dirs_absent),
 		FAKE_TEST(test_file_too_big),
 	};
 

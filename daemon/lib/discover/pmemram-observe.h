@@ -77,6 +77,11 @@ int pmemram_parse_udev_line(const char *line, struct pmemram_udev_line *ret);
  * Malformed lines are skipped, as udev does. */
 int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, struct pmemram_observed_udev *ret);
 
+/* A whole rules file: 1 and rule ("NAME:LINE") for its first rule that RUNs daxctl with -C
+ * (daxctl 76's 90-daxctl-device.rules on Debian 12, whose daxctl has no such option: the hook fails
+ * for every dax device), 0 when it has none.  Malformed lines are skipped, as udev does. */
+int pmemram_udev_daxctl_hook_scan(const char *name, const char *text, size_t size, char *rule, size_t rule_size);
+
 /* ---- discovery (thin I/O through the context's roots) ------------------------------------ */
 
 /* d->source and d->provider of the listed device d->name, from its bus/dax/devices link; a
@@ -168,6 +173,9 @@ int pmemram_namespace_in_use(struct pmemram_ctx *ctx, const char *name, char *wh
  * udev root (a name in an earlier directory hides the same name in later ones), except
  * PMEMRAM_UDEV_OWN_RULES.  ret->onlines_memory false when none. */
 int pmemram_udev_rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret);
+/* The first rule, in udev's order (the same files), that RUNs daxctl -C: 1 and "/FILE:LINE" in rule,
+ * 0 (rule "") when there is none, -errno.  Read afresh each time. */
+int pmemram_udev_daxctl_hook_read(struct pmemram_ctx *ctx, char *rule, size_t size);
 
 /* Everything the planner needs, read in one go; observed points into the other members. */
 struct pmemram_observation {

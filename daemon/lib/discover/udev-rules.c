@@ -261,6 +261,47 @@ int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, str
 	return 0;
 }
 
+/* Whether a RUN value runs daxctl with -C: "/usr/bin/daxctl -C $env{DEVNAME}". */
+static bool runs_daxctl_conf(const char *value)
+{
+	const char *daxctl = strstr(value, "daxctl ");
+
+	return daxctl && (daxctl == value || daxctl[-1] == '/' || daxctl[-1] == ' ') && strstr(daxctl, " -C");
+}
+
+/* 1 when the logical line assigns RUN a daxctl -C command. */
+static int line_runs_daxctl_conf(const char *line)
+{
+	struct udev_token t;
+	const char *p = line;
+	int r;
+
+	while ((r = next_token(&p, &t)) > 0)
+		if (strncmp(t.key, "RUN", 3) == 0 && t.op != OP_MATCH && t.op != OP_NOMATCH &&
+		    runs_daxctl_conf(t.value))
+			return 1;
+	return r;
+}
+
+int pmemram_udev_daxctl_hook_scan(const char *name, const char *text, size_t size, char *rule, size_t rule_size)
+{
+	_cleanup_(freep) struct rule_cursor *c = NULL;
+
+	if (!name || (!text && size > 0) || !rule || rule_size == 0)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->p = text;
+	c->end = text ? text + size : NULL;
+	while (next_rule(c) > 0)
+		if (!c->too_long && line_runs_daxctl_conf(c->buf) > 0) {
+			snprintf(rule, rule_size, "%s:%u", name, c->line);
+			return 1;
+		}
+	return 0;
+}
+
 /* ---- the directories ------------------------------------------------------------------- */
 
 struct rules_file {
@@ -277,7 +318,10 @@ static int compare_rules_files(const void *a, const void *b)
 	return c != 0 ? c : (x->dir > y->dir) - (x->dir < y->dir);
 }
 
-static int scan_file(struct pmemram_ctx *ctx, const struct rules_file *f, struct pmemram_observed_udev *ret)
+/* What looks at each rules file's text: 0 to go on, 1 when found (the walk stops), -errno. */
+typedef int (*rules_scan_fn)(const char *name, const char *text, size_t size, void *userdata);
+
+static int scan_file(struct pmemram_ctx *ctx, const struct rules_file *f, rules_scan_fn scan, void *userdata)
 {
 	_cleanup_(fclosep) FILE *file = NULL;
 	_cleanup_(freep) char *text = NULL;
@@ -311,7 +355,7 @@ static int scan_file(struct pmemram_ctx *ctx, const struct rules_file *f, struct
 	r = path_printf(shown, sizeof(shown), "/%s", path);
 	if (r < 0)
 		return r;
-	return pmemram_udev_rules_scan(shown, text, len, ret);
+	return scan(shown, text, len, userdata);
 }
 
 /* What the rules directories looked like when their rules were read: the rules are read again only
@@ -366,11 +410,11 @@ static bool stamps_equal(const struct dir_stamp *a, const struct dir_stamp *b)
 	return true;
 }
 
-static int rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
+/* Every rules file in udev's order to scan until it finds something: 1 found, 0 not, -errno. */
+static int rules_walk(struct pmemram_ctx *ctx, rules_scan_fn scan, void *userdata)
 {
 	struct sysfs_dir dirs[ELEMENTSOF(rules_dirs)] = {};
 	_cleanup_(freep) struct rules_file *files = NULL;
-	struct pmemram_observed_udev u = {};
 	size_t n = 0, total = 0;
 	int r = 0;
 
@@ -399,19 +443,53 @@ static int rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && streq(files[i].name, files[i - 1].name))
 			continue;
-		r = scan_file(ctx, &files[i], &u);
+		r = scan_file(ctx, &files[i], scan, userdata);
 		if (r != 0)
 			break;
-	}
-	if (r >= 0) {
-		*ret = u;
-		r = 0;
 	}
 
 finish:
 	for (size_t i = 0; i < ELEMENTSOF(rules_dirs); i++)
 		sysfs_dir_done(&dirs[i]);
 	return r;
+}
+
+static int scan_online(const char *name, const char *text, size_t size, void *userdata)
+{
+	return pmemram_udev_rules_scan(name, text, size, userdata);
+}
+
+static int rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
+{
+	struct pmemram_observed_udev u = {};
+	int r = rules_walk(ctx, scan_online, &u);
+
+	if (r < 0)
+		return r;
+	*ret = u;
+	return 0;
+}
+
+struct hook_scan {
+	char *rule;
+	size_t size;
+};
+
+static int scan_hook(const char *name, const char *text, size_t size, void *userdata)
+{
+	struct hook_scan *h = userdata;
+
+	return pmemram_udev_daxctl_hook_scan(name, text, size, h->rule, h->size);
+}
+
+int pmemram_udev_daxctl_hook_read(struct pmemram_ctx *ctx, char *rule, size_t size)
+{
+	struct hook_scan h = { rule, size };
+
+	if (!ctx || !rule || size == 0)
+		return -EINVAL;
+	rule[0] = '\0';
+	return rules_walk(ctx, scan_hook, &h);
 }
 
 int pmemram_udev_rules_read(struct pmemram_ctx *ctx, struct pmemram_observed_udev *ret)
