@@ -43,6 +43,7 @@ struct doctor {
 	struct pmemram_memory_summary *summary; /* of every block: the observation has the devices' */
 	struct json_object *provenance;		/* one per observed dax device, in their order */
 	bool demotion;
+	char daxctl_hook[160]; /* the udev rule that RUNs daxctl -C, "" none */
 	struct pmemram_nodemask kmem, slow;
 	size_t n_findings, n_allocated;
 	struct finding *findings;
@@ -139,6 +140,9 @@ static int doctor_read_kernel(struct pmemram_ctx *ctx, struct doctor *d)
 	if (r < 0 && r != -ENOENT)
 		return ctl_read_failed(ctx, "the demotion switch", r);
 	d->demotion = r >= 0 && d->demotion;
+	r = pmemram_udev_daxctl_hook_read(ctx, d->daxctl_hook, sizeof(d->daxctl_hook));
+	if (r < 0)
+		return ctl_read_failed(ctx, "udev rules", r);
 	pmemram_kmem_nodes(d->o->dax, &d->kmem);
 	pmemram_class_slow_nodes(d->topology, &d->kmem, &d->slow);
 	return CTL_EXIT_OK;
@@ -288,6 +292,17 @@ static void check_zone(struct doctor *d)
 	}
 }
 
+/* "ln -s /dev/null /etc/udev/rules.d/NAME" for a rule "/DIR/NAME:LINE": what masks its file. */
+static const char *mask_command(const char *rule, char *buf, size_t size)
+{
+	const char *name = strrchr(rule, '/'), *colon = strrchr(rule, ':');
+
+	name = name ? name + 1 : rule;
+	snprintf(buf, size, "ln -s /dev/null /etc/udev/rules.d/%.*s",
+		 colon && colon > name ? (int)(colon - name) : (int)strlen(name), name);
+	return buf;
+}
+
 /* ---- online policies ----------------------------------------------------------- */
 
 static void check_auto_online(struct doctor *d)
@@ -326,16 +341,12 @@ static void check_udev_online(struct doctor *d)
 {
 	const struct pmemram_observed_udev *u = &d->o->observed.udev;
 	bool refused = refused_for(d, PMEMRAM_REASON_UDEV_ONLINE);
-	const char *name = strrchr(u->rule, '/'), *colon = strrchr(u->rule, ':');
-	char fix[DOCTOR_TEXT_MAX];
+	char fix[DOCTOR_TEXT_MAX], mask[200];
 
 	if (!u->onlines_memory)
 		return;
-	name = name ? name + 1 : u->rule;
-	/* "/usr/lib/udev/rules.d/40-vendor.rules:8": the file's name without the line */
-	snprintf(fix, sizeof(fix),
-		 "ln -s /dev/null /etc/udev/rules.d/%.*s (masks the rule), then udevadm control --reload",
-		 colon && colon > name ? (int)(colon - name) : (int)strlen(name), name);
+	snprintf(fix, sizeof(fix), "%s (masks the rule), then udevadm control --reload",
+		 mask_command(u->rule, mask, sizeof(mask)));
 	finding_add(d, "udev-online", refused ? DOCTOR_ERROR : DOCTOR_WARNING, u->rule,
 		    refused ? "a claim is refused because the rule would online its blocks in another zone (error)"
 			    : "the rule onlines every hot-added block, unclaimed devices' too (warning: "
@@ -496,12 +507,31 @@ static void check_cxl_memdevs(struct doctor *d)
 	}
 }
 
+/* Debian 12's daxctl 76 has no -C: its udev hook fails for every dax device, and with it the sections. */
+static void check_daxctl_hook(struct doctor *d)
+{
+	char fix[DOCTOR_TEXT_MAX], mask[200];
+
+	if (!d->daxctl_hook[0] || d->config->n_daxctl == 0)
+		return;
+	snprintf(fix, sizeof(fix),
+		 "%s (masks the hook) and leave the sections to pmemramd (daxctl-conf = yes, the default), "
+		 "or pmemramctl claim --from-daxctl",
+		 mask_command(d->daxctl_hook, mask, sizeof(mask)));
+	finding_add(d, "daxctl-hook", DOCTOR_WARNING, d->daxctl_hook,
+		    "a daxctl without -C fails at every dax device's event and changes nothing; pmemramd reads "
+		    "the sections as claims instead (warning: nothing at risk, but the failure hides)",
+		    fix, "a udev rule runs daxctl -C for dax devices, and %s has %zu reconfigure-device section%s",
+		    ctl_daxctl_dir(), d->config->n_daxctl, d->config->n_daxctl == 1 ? "" : "s");
+}
+
 static void doctor_check(struct doctor *d)
 {
 	static void (*const checks[])(struct doctor *) = {
 		check_zone,	   check_no_target_node,      check_too_small,	 check_unmatched,
 		check_auto_online, check_memhp_default_state, check_udev_online, check_tiers,
 		check_demotion,	   check_movable_only,	      check_shuffle,	 check_cxl_memdevs,
+		check_daxctl_hook,
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(checks); i++)

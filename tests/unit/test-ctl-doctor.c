@@ -18,7 +18,7 @@
 /* sysfs, procfs, udev and boot roots, the configuration (and pmemramd's socket's directory). */
 struct doctor_env {
 	char *sys, *proc, *udev, *conf;
-	char *vars[7];
+	char *vars[8];
 };
 
 #define ENV(state) ((struct doctor_env *)*(state))
@@ -316,6 +316,33 @@ static void test_cxl_memdev_no_region(void **state)
 	json_object_put(j);
 }
 
+/* The section becomes a claim, which matches nothing here: that is a finding of its own. */
+static void test_daxctl_hook(void **state)
+{
+	struct doctor_env *e = ENV(state);
+	_cleanup_(freep) struct run *run = NULL;
+	struct json_object *j, *f;
+
+	W(e->udev, "usr/lib/udev/rules.d/90-daxctl-device.rules",
+	  "ACTION==\"add\", SUBSYSTEM==\"dax\", RUN+=\"/usr/bin/daxctl -C $env{DEVNAME}\"\n");
+	W(e->conf, "daxctl.conf.d/50-x.conf",
+	  "[reconfigure-device x]\nnvdimm.uuid = " FAKE_UUID_DEVDAX_INFO "\nmode = system-ram\n");
+	assert_true(asprintf(&e->vars[6], "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", e->conf) > 0);
+	run = run_doctor(state, "--json");
+	assert_int_equal(run->status, 2);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_int_equal(json_object_array_length(json_at(j, "findings")), 2);
+	assert_string_equal(json_string_at(j, "findings.0.id"), "claim-unmatched");
+	f = json_at(j, "findings.1");
+	assert_string_equal(json_string_at(f, "id"), "daxctl-hook");
+	assert_string_equal(json_string_at(f, "severity"), "warning");
+	assert_string_equal(json_string_at(f, "subject"), "/usr/lib/udev/rules.d/90-daxctl-device.rules:1");
+	assert_non_null(strstr(json_string_at(f, "problem"), "has 1 reconfigure-device section"));
+	assert_non_null(strstr(json_string_at(f, "fix"), "ln -s /dev/null /etc/udev/rules.d/90-daxctl-device.rules "));
+	json_object_put(j);
+}
+
 static void test_usage(void **state)
 {
 	_cleanup_(freep) struct run *help = run_doctor(state, "--help");
@@ -345,6 +372,7 @@ int main(void)
 		DOCTOR_TEST(test_movable_only),
 		DOCTOR_TEST(test_shuffle_pending),
 		DOCTOR_TEST(test_cxl_memdev_no_region),
+		DOCTOR_TEST(test_daxctl_hook),
 		DOCTOR_TEST(test_usage),
 	};
 
