@@ -264,7 +264,7 @@ static void test_file_too_big(void **state)
 	assert_string_equal(pmemram_ctx_get_error_path(ENV(state)->ctx), expected);
 }
 
-/* daxctl 76's hook, and rules that only look like it. */
+/* daxctl 76's hook (-C as daxctl's first argument), and rules that only look like it. */
 static void test_daxctl_hook(void **state)
 {
 	static const char hook[] = "# daxctl\n"
@@ -273,7 +273,9 @@ static void test_daxctl_hook(void **state)
 				   "ACTION==\"add\", SUBSYSTEM==\"dax\", \\\n"
 				   "  RUN+=\"/usr/bin/daxctl -C $env{DEVNAME}\"\n";
 	static const char other[] = "ACTION==\"add\", SUBSYSTEM==\"dax\", ENV{SYSTEMD_WANTS}=\"daxdev-reconfigure@x\"\n"
-				    "RUN+=\"/usr/bin/daxctl list\"\n";
+				    "RUN+=\"/usr/bin/daxctl list\"\n"
+				    "RUN+=\"/usr/bin/daxctl reconfigure-device -C $env{DEVNAME}\"\n"
+				    "RUN+=\"/usr/bin/daxctl -Cx\"\n";
 	char rule[64];
 
 	assert_int_equal(pmemram_udev_daxctl_hook_scan("/r/90.rules", hook, strlen(hook), rule, sizeof(rule)), 1);

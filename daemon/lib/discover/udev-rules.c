@@ -264,9 +264,14 @@ int pmemram_udev_rules_scan(const char *name, const char *text, size_t size, str
 /* Whether a RUN value runs daxctl with -C: "/usr/bin/daxctl -C $env{DEVNAME}". */
 static bool runs_daxctl_conf(const char *value)
 {
-	const char *daxctl = strstr(value, "daxctl ");
+	const char *daxctl = strstr(value, "daxctl "), *arg;
 
-	return daxctl && (daxctl == value || daxctl[-1] == '/' || daxctl[-1] == ' ') && strstr(daxctl, " -C");
+	if (!daxctl || (daxctl != value && daxctl[-1] != '/' && daxctl[-1] != ' '))
+		return false;
+	/* -C as daxctl's own first argument, where daxctl 76 has no such option */
+	arg = daxctl + strlen("daxctl ");
+	arg += strspn(arg, " ");
+	return strncmp(arg, "-C", 2) == 0 && (arg[2] == ' ' || arg[2] == '\0');
 }
 
 /* 1 when the logical line assigns RUN a daxctl -C command. */
