@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests and picks values out of its JSON. */
+/* Runs the built pmemramctl ($PMEMRAMCTL) for the end-to-end tests, plays pmemramd for it, and picks
+ * values out of its JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,6 +109,53 @@ struct run *run_ctl(const char *root, ...)
 	free(env[0]);
 	free(env[1]);
 	return run;
+}
+
+pid_t fake_daemon_start(const char *sock, const char *want, const char *reply)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	assert_true(strlen(sock) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, sock);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[4096] = "";
+		size_t len = 0;
+		ssize_t k;
+		int c;
+
+		alarm(60);
+		c = accept(fd, NULL, NULL);
+		if (c < 0)
+			_exit(2);
+		while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len) &&
+		       (k = read(c, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)k;
+		buf[len] = '\0';
+		if (write(c, reply, strlen(reply)) != (ssize_t)strlen(reply))
+			_exit(3);
+		close(c);
+		_exit(streq(buf, want) ? 0 : 4);
+	}
+	close(fd);
+	return pid;
+}
+
+void fake_daemon_expect_asked(const char *sock, pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(unlink(sock), 0);
 }
 
 struct json_object *json_at(struct json_object *o, const char *path)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <sys/types.h>
 
 #define RUN_OUTPUT_MAX (256 * 1024)
 
@@ -20,6 +21,12 @@ struct run *run_program_env(const char *binary_var, const char *name, const char
 			    const char *const *args);
 /* Shorthand: PMEMRAM_SYSFS_ROOT=root (and PMEMRAM_BOOT_ROOT=root, which has no boot loader files), then the arguments up to a NULL. */
 struct run *run_ctl(const char *root, ...);
+
+/* A pmemramd stand-in listening on the socket path sock: answers one request with reply, then
+ * exits 0 when the request was want (one line, with its newline).  Returns its pid. */
+pid_t fake_daemon_start(const char *sock, const char *want, const char *reply);
+/* Waits for the stand-in, fails the test unless it was asked want, and removes its socket. */
+void fake_daemon_expect_asked(const char *sock, pid_t pid);
 
 /* Value at a path like "nodes.1.memory_side_caches.0.indexing"; NULL for JSON null. */
 struct json_object *json_at(struct json_object *o, const char *path);

@@ -13,10 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 
 #include "fake-sysfs.h"
 #include "pmemram-config.h"
@@ -695,53 +692,15 @@ static void test_unclaim_hand_written(void **state)
 
 /* ---- pmemramd ----------------------------------------------------------------------------------- */
 
-/* A pmemramd stand-in: answers one request on the socket with reply; exits 0 when it was
- * {"command": "reload"}.  Returns its pid. */
+/* A pmemramd stand-in that expects {"command": "reload"}. */
 static pid_t fake_daemon(void **state, const char *reply)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	pid_t pid;
-
-	assert_true(fd >= 0);
-	assert_true(strlen(ENV(state)->sock) < sizeof(sa.sun_path));
-	strcpy(sa.sun_path, ENV(state)->sock);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 1), 0);
-
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char buf[4096] = "";
-		size_t len = 0;
-		ssize_t k;
-		int c;
-
-		alarm(60);
-		c = accept(fd, NULL, NULL);
-		if (c < 0)
-			_exit(2);
-		while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len) &&
-		       (k = read(c, buf + len, sizeof(buf) - 1 - len)) > 0)
-			len += (size_t)k;
-		buf[len] = '\0';
-		if (write(c, reply, strlen(reply)) != (ssize_t)strlen(reply))
-			_exit(3);
-		close(c);
-		_exit(streq(buf, "{\"command\":\"reload\"}\n") ? 0 : 4);
-	}
-	close(fd);
-	return pid;
+	return fake_daemon_start(ENV(state)->sock, "{\"command\":\"reload\"}\n", reply);
 }
 
 static void expect_daemon_asked(void **state, pid_t pid)
 {
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(unlink(ENV(state)->sock), 0);
+	fake_daemon_expect_asked(ENV(state)->sock, pid);
 }
 
 static void test_daemon(void **state)
