@@ -80,6 +80,7 @@ static int device_command(const struct ctl_globals *g, int argc, char **argv, bo
 		{},
 	};
 	const char *command = release ? "release" : "reclaim";
+	struct ctl_progress progress;
 	struct json_object *reply = NULL;
 	bool json = g->json, dry_run = false;
 	int c, r;
@@ -125,7 +126,10 @@ static int device_command(const struct ctl_globals *g, int argc, char **argv, bo
 	if (dry_run)
 		return release_local(argv[optind], json, true);
 
-	r = ctl_daemon_simple(command, argv[optind], CTL_CHANGE_TIMEOUT_S, &reply);
+	ctl_progress_start(&progress, json, command, argv[optind], !release);
+	r = ctl_daemon_simple_ticking(command, argv[optind], CTL_CHANGE_TIMEOUT_S, ctl_progress_tick, &progress,
+				      &reply);
+	ctl_progress_end(&progress);
 	if (!reply) {
 		if (release && ctl_daemon_absent(r))
 			return release_local(argv[optind], json, false);

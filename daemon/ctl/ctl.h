@@ -84,14 +84,36 @@ const char *ctl_socket_path(void);
 /* Send request (always consumed) and read the reply within timeout_s seconds: 0 and *ret_reply;
  * -ENOENT/-ECONNREFUSED when pmemramd is not running (see ctl_daemon_absent()), other -errno. */
 int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_object **ret_reply);
+/* The same, calling tick(userdata) every CTL_TICK_USEC while the reply is awaited. */
+#define CTL_TICK_USEC (200 * USEC_PER_MSEC)
+int ctl_daemon_call_ticking(struct json_object *request, int timeout_s, void (*tick)(void *), void *userdata,
+			    struct json_object **ret_reply);
 bool ctl_daemon_absent(int r);
 /* {"command": command[, "device": device]}: 0 when the reply says ok; otherwise the reason is printed
  * on stderr and the reply's errno (or -EPROTO) returned, never one that ctl_daemon_absent() takes
  * for "not running".  *ret_reply (may be NULL) gets the reply in both cases. */
 int ctl_daemon_simple(const char *command, const char *device, int timeout_s, struct json_object **ret_reply);
+int ctl_daemon_simple_ticking(const char *command, const char *device, int timeout_s, void (*tick)(void *),
+			      void *userdata, struct json_object **ret_reply);
 /* Ask a running pmemramd to re-read its configuration: 0; when it is not running, says so on
  * stderr and returns a ctl_daemon_absent() code; other -errno when it refused (reason printed). */
 int ctl_daemon_reload(void);
+
+/* ---- the progress line (progress.c) ---- */
+/* A device's blocks counted while pmemramd releases (offline) or reclaims (online) it, on stderr as one
+ * line rewritten in place when it changes: only when stderr is a terminal and not for --json. */
+struct ctl_progress {
+	struct pmemram_ctx *ctx; /* NULL: nothing shown */
+	const char *verb, *device;
+	bool online;
+	struct pmemram_block_span span;
+	size_t shown; /* the count last printed, SIZE_MAX none */
+};
+void ctl_progress_start(struct ctl_progress *p, bool json, const char *verb, const char *device, bool online);
+/* For ctl_daemon_simple_ticking(): userdata is the struct ctl_progress. */
+void ctl_progress_tick(void *userdata);
+/* The last count, and the line ended. */
+void ctl_progress_end(struct ctl_progress *p);
 
 /* How long a request that changes the system may take: a release migrates pages. */
 #define CTL_CHANGE_TIMEOUT_S 600

@@ -62,8 +62,21 @@ static int send_all(int fd, const char *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
+/* Wait for the reply until deadline, calling tick (when not NULL) every CTL_TICK_USEC meanwhile. */
+static int wait_reply(int fd, uint64_t deadline, void (*tick)(void *), void *userdata)
+{
+	for (;;) {
+		uint64_t slice = tick ? now_usec(CLOCK_MONOTONIC) + CTL_TICK_USEC : deadline;
+		int r = wait_fd(fd, POLLIN, slice < deadline ? slice : deadline);
+
+		if (r != -ETIMEDOUT || slice >= deadline)
+			return r;
+		tick(userdata);
+	}
+}
+
 /* Read up to the first newline (or EOF): a NUL-terminated malloc'ed string. */
-static int recv_line(int fd, uint64_t deadline, char **ret)
+static int recv_line(int fd, uint64_t deadline, void (*tick)(void *), void *userdata, char **ret)
 {
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -83,7 +96,7 @@ static int recv_line(int fd, uint64_t deadline, char **ret)
 				return -ENOMEM;
 			buf = p;
 		}
-		r = wait_fd(fd, POLLIN, deadline);
+		r = wait_reply(fd, deadline, tick, userdata);
 		if (r < 0)
 			return r;
 		n = recv(fd, buf + len, cap - len, MSG_DONTWAIT);
@@ -106,6 +119,12 @@ static int recv_line(int fd, uint64_t deadline, char **ret)
 }
 
 int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_object **ret_reply)
+{
+	return ctl_daemon_call_ticking(request, timeout_s, NULL, NULL, ret_reply);
+}
+
+int ctl_daemon_call_ticking(struct json_object *request, int timeout_s, void (*tick)(void *), void *userdata,
+			    struct json_object **ret_reply)
 {
 	_cleanup_(closep) int fd = -1;
 	_cleanup_(freep) char *line = NULL;
@@ -147,7 +166,7 @@ int ctl_daemon_call(struct json_object *request, int timeout_s, struct json_obje
 	if (r < 0)
 		return r;
 
-	r = recv_line(fd, deadline, &line);
+	r = recv_line(fd, deadline, tick, userdata, &line);
 	if (r < 0)
 		return r;
 	reply = json_tokener_parse(line);
@@ -166,6 +185,12 @@ bool ctl_daemon_absent(int r)
 
 int ctl_daemon_simple(const char *command, const char *device, int timeout_s, struct json_object **ret_reply)
 {
+	return ctl_daemon_simple_ticking(command, device, timeout_s, NULL, NULL, ret_reply);
+}
+
+int ctl_daemon_simple_ticking(const char *command, const char *device, int timeout_s, void (*tick)(void *),
+			      void *userdata, struct json_object **ret_reply)
+{
 	struct json_object *req = json_object_new_object();
 	struct json_object *reply = NULL, *ok, *err, *eno;
 	int r;
@@ -175,7 +200,7 @@ int ctl_daemon_simple(const char *command, const char *device, int timeout_s, st
 		json_object_put(req);
 		return -ENOMEM;
 	}
-	r = ctl_daemon_call(req, timeout_s, &reply);
+	r = ctl_daemon_call_ticking(req, timeout_s, tick, userdata, &reply);
 	if (r < 0)
 		return r;
 	if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {

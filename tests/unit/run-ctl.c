@@ -111,17 +111,23 @@ struct run *run_ctl(const char *root, ...)
 	return run;
 }
 
-pid_t fake_daemon_start(const char *sock, const char *want, const char *reply)
+int fake_daemon_listen(const char *sock)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	pid_t pid;
 
 	assert_true(fd >= 0);
 	assert_true(strlen(sock) < sizeof(sa.sun_path));
 	strcpy(sa.sun_path, sock);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(fd, 1), 0);
+	return fd;
+}
+
+pid_t fake_daemon_start(const char *sock, const char *want, const char *reply)
+{
+	int fd = fake_daemon_listen(sock);
+	pid_t pid;
 
 	pid = fork();
 	assert_true(pid >= 0);

@@ -22,6 +22,8 @@ struct run *run_program_env(const char *binary_var, const char *name, const char
 /* Shorthand: PMEMRAM_SYSFS_ROOT=root (and PMEMRAM_BOOT_ROOT=root, which has no boot loader files), then the arguments up to a NULL. */
 struct run *run_ctl(const char *root, ...);
 
+/* A listening socket at the path sock, for a pmemramd stand-in. */
+int fake_daemon_listen(const char *sock);
 /* A pmemramd stand-in listening on the socket path sock: answers one request with reply, then
  * exits 0 when the request was want (one line, with its newline).  Returns its pid. */
 pid_t fake_daemon_start(const char *sock, const char *want, const char *reply);
