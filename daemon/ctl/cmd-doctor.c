@@ -440,37 +440,6 @@ static void check_demotion(struct doctor *d)
 		check_class_demotion(d, &d->config->classes[i]);
 }
 
-/* A memory-only node all Movable, while no node with CPUs has Movable memory. */
-static void check_movable_only(struct doctor *d)
-{
-	const struct pmemram_memory_summary *s = d->summary;
-
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		const struct pmemram_node *n = pmemram_topology_find_node(d->topology, s->nodes[i].node);
-
-		if (n && n->has_cpu && s->nodes[i].online[PMEMRAM_ZONE_MOVABLE] > 0)
-			return;
-	}
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		const struct pmemram_memory_node_summary *m = &s->nodes[i];
-		const struct pmemram_node *n = pmemram_topology_find_node(d->topology, m->node);
-		char subject[32];
-
-		if (!n || n->has_cpu || m->online_total == 0 || m->online[PMEMRAM_ZONE_MOVABLE] != m->online_total)
-			continue;
-		snprintf(subject, sizeof(subject), "node%d", n->id);
-		finding_add(d, "movable-only-node", DOCTOR_WARNING, subject,
-			    "the kernel's CXL allocation documentation says default allocations then reach the "
-			    "node only when DRAM runs out, and demotion fills it (warning: slower use, no risk "
-			    "to memory)",
-			    "online = normal in the claim of the node's device (pmemramctl claim NAME ... --online "
-			    "normal), or Movable memory on a DRAM node too (kernelcore= or movablecore=)",
-			    "memory-only node with all %zu online blocks Movable, and no node with CPUs has "
-			    "Movable memory",
-			    m->online_total);
-	}
-}
-
 /* ---- boot, CXL ------------------------------------------------------------------- */
 
 static void check_shuffle(struct doctor *d)
@@ -528,10 +497,10 @@ static void check_daxctl_hook(struct doctor *d)
 static void doctor_check(struct doctor *d)
 {
 	static void (*const checks[])(struct doctor *) = {
-		check_zone,	   check_no_target_node,      check_too_small,	 check_unmatched,
-		check_auto_online, check_memhp_default_state, check_udev_online, check_tiers,
-		check_demotion,	   check_movable_only,	      check_shuffle,	 check_cxl_memdevs,
-		check_daxctl_hook,
+		check_zone,	   check_no_target_node, check_too_small,
+		check_unmatched,   check_auto_online,	 check_memhp_default_state,
+		check_udev_online, check_tiers,		 check_demotion,
+		check_shuffle,	   check_cxl_memdevs,	 check_daxctl_hook,
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(checks); i++)

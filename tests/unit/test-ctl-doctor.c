@@ -259,23 +259,17 @@ static void test_demotion_escape(void **state)
 	}
 }
 
-static void test_movable_only(void **state)
+/* The human line: severity, subject, problem, id, why and fix, one line per finding. */
+static void test_human_line(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
-	struct json_object *j, *f;
 
-	assert_int_equal(fake_sysfs_set_block(ENV(state)->sys, 7, "online", "Normal"), 0);
-	f = only_finding(state, &j, "movable-only-node", "warning", "node1");
-	assert_string_equal(json_string_at(f, "problem"), "memory-only node with all 8 online blocks Movable, and no "
-							  "node with CPUs has Movable memory");
-	json_object_put(j);
-
-	/* The human line: severity, subject, problem, id, why and fix. */
+	W(ENV(state)->conf, "pmemram.conf", CLAIM_SLOW "[claim \"typo\"]\nmatch = device:dax9.0\n");
 	run = run_doctor(state, NULL);
-	assert_int_equal(run->status, 1);
-	assert_non_null(strstr(run->out, "warning: node1: memory-only node with all 8 online blocks Movable, "
-					 "and no node with CPUs has Movable memory [movable-only-node]; why: "));
-	assert_non_null(strstr(run->out, "; fix: online = normal in the claim"));
+	assert_int_equal(run->status, 2);
+	assert_non_null(strstr(run->out, "error: claim typo: claim 'typo' matches no device"));
+	assert_non_null(strstr(run->out, " [claim-unmatched]; why: "));
+	assert_non_null(strstr(run->out, "; fix: pmemramctl claim typo with the match of a device"));
 	assert_int_equal(strchr(run->out, '\n') - run->out + 1, (long)strlen(run->out));
 }
 
@@ -369,7 +363,7 @@ int main(void)
 		DOCTOR_TEST(test_udev_online),
 		DOCTOR_TEST(test_tier_mixed),
 		DOCTOR_TEST(test_demotion_escape),
-		DOCTOR_TEST(test_movable_only),
+		DOCTOR_TEST(test_human_line),
 		DOCTOR_TEST(test_shuffle_pending),
 		DOCTOR_TEST(test_cxl_memdev_no_region),
 		DOCTOR_TEST(test_daxctl_hook),
