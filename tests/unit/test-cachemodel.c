@@ -123,6 +123,59 @@ static void test_distinct_slots(void **state)
 	assert_int_equal(d, 42);
 }
 
+static void test_occupancy(void **state)
+{
+	const uint64_t pairs[] = { 0, 4, 1, 5, 9 }, six[] = { 0, 1, 2, 3, 4, 5 }, dup[] = { 1, 5, 1 };
+	uint64_t c[4] = { 0 }, two[2] = { 0 };
+
+	/* 0, 4, 1, 5, 9 mod 4 -> slot 0 holds 2 pages, slot 1 holds 3, slots 2 and 3 none. */
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, 4, c, 4), 0);
+	assert_int_equal(c[0], 2);
+	assert_int_equal(c[1], 0);
+	assert_int_equal(c[2], 1);
+	assert_int_equal(c[3], 1);
+	/* The last count takes the slots of that many pages or more: 2 and 3 pages -> "1 or more". */
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, 4, two, 2), 0);
+	assert_int_equal(two[0], 2);
+	assert_int_equal(two[1], 2);
+	/* 0..5 mod 4 -> 2, 2, 1, 1; a large cache: 5 slots of one page, the rest empty. */
+	assert_int_equal(pmemram_cachemodel_occupancy(six, 6, 4, c, 4), 0);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 2);
+	assert_int_equal(c[2], 2);
+	assert_int_equal(c[3], 0);
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, PMEMRAM_CACHEMODEL_MAX_SLOTS, c, 4), 0);
+	assert_int_equal(c[0], PMEMRAM_CACHEMODEL_MAX_SLOTS - 5);
+	assert_int_equal(c[1], 5);
+	assert_int_equal(c[2] + c[3], 0);
+
+	assert_int_equal(pmemram_cachemodel_occupancy(dup, 3, 4, c, 4), -EINVAL);
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, 4, c, 1), -EINVAL);
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, 4, NULL, 4), -EINVAL);
+	assert_int_equal(pmemram_cachemodel_occupancy(pairs, 5, 0, c, 4), -EINVAL);
+}
+
+static void test_expected_occupancy(void **state)
+{
+	double sum = 0.0;
+
+	/* S = 4, n = 4: 4 * (3/4)^4 = 81/64 empty; 4 * 4 * (1/4) * (3/4)^3 = 27/16 with one page. */
+	assert_double_near(pmemram_cachemodel_expected_occupancy(4, 4, 0), 81.0 / 64.0, 1e-12);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(4, 4, 1), 27.0 / 16.0, 1e-12);
+	/* 4 * (1/4)^4 = 1/64 slots with all four. */
+	assert_double_near(pmemram_cachemodel_expected_occupancy(4, 4, 4), 1.0 / 64.0, 1e-12);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(4, 4, 5), 0.0, 0.0);
+	/* The expectations over k sum to the slots, and the empty ones are S - expected_slots(). */
+	for (uint64_t k = 0; k <= 1000; k++)
+		sum += pmemram_cachemodel_expected_occupancy(1000, 300, k);
+	assert_double_near(sum, 300.0, 1e-9);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(1000, 300, 0),
+			   300.0 - pmemram_cachemodel_expected_slots(1000, 300), 1e-9);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(6, 1, 6), 1.0, 0.0);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(6, 1, 2), 0.0, 0.0);
+	assert_double_near(pmemram_cachemodel_expected_occupancy(6, 0, 0), 0.0, 0.0);
+}
+
 static void test_expected_slots(void **state)
 {
 	/* S = 4, n = 4: 4 * (1 - (3/4)^4) = 4 * (1 - 81/256) = 4 * 175/256 = 175/64 = 2.734375. */
@@ -739,6 +792,8 @@ int main(void)
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_distinct_slots),
 		cmocka_unit_test(test_expected_slots),
+		cmocka_unit_test(test_occupancy),
+		cmocka_unit_test(test_expected_occupancy),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_zipf),
 		cmocka_unit_test(test_simulate_one_slot),

@@ -130,6 +130,48 @@ int pmemram_cachemodel_distinct_slots(const uint64_t *pfns, size_t n, uint64_t s
 	return compact_slots(pfns, n, slots, NULL, ret);
 }
 
+int pmemram_cachemodel_occupancy(const uint64_t *pfns, size_t n, uint64_t slots, uint64_t *counts, size_t n_counts)
+{
+	_cleanup_(freep) uint32_t *slot_of = NULL, *pages_in = NULL;
+	uint64_t distinct;
+	int r;
+
+	if (!counts || n_counts < 2)
+		return -EINVAL;
+	r = check_pages(pfns, n, slots);
+	if (r < 0)
+		return r;
+	slot_of = calloc(n, sizeof(*slot_of));
+	pages_in = calloc(n, sizeof(*pages_in));
+	if (!slot_of || !pages_in)
+		return -ENOMEM;
+	r = compact_slots(pfns, n, slots, slot_of, &distinct);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < n; i++)
+		pages_in[slot_of[i]]++;
+	memset(counts, 0, n_counts * sizeof(*counts));
+	counts[0] = slots - distinct;
+	for (uint64_t s = 0; s < distinct; s++)
+		counts[pages_in[s] < n_counts - 1 ? pages_in[s] : n_counts - 1]++;
+	return 0;
+}
+
+double pmemram_cachemodel_expected_occupancy(uint64_t n, uint64_t slots, uint64_t k)
+{
+	double s = (double)slots, log_p;
+
+	if (slots == 0 || k > n)
+		return 0.0;
+	if (slots == 1)
+		return k == n ? 1.0 : 0.0;
+	/* log C(n, k) + k log(1/S) + (n - k) log(1 - 1/S) */
+	log_p = lgamma((double)n + 1.0) - lgamma((double)k + 1.0) - lgamma((double)(n - k) + 1.0) - (double)k * log(s) +
+		(double)(n - k) * log1p(-1.0 / s);
+	return s * exp(log_p);
+}
+
 double pmemram_cachemodel_expected_slots(uint64_t n, uint64_t slots)
 {
 	double s = (double)slots, e;

@@ -44,6 +44,15 @@ int pmemram_cachemodel_unique(uint64_t *pfns, size_t *n);
  * or a PFN repeats; -E2BIG / -ERANGE above the limits. */
 int pmemram_cachemodel_distinct_slots(const uint64_t *pfns, size_t n, uint64_t slots, uint64_t *ret);
 
+/* Slot occupancy: counts[k] slots hold exactly k of the pages, for k < n_counts - 1, and
+ * counts[n_counts - 1] hold n_counts - 1 or more; counts[0] is the unused slots.  The counts sum
+ * to slots.  -EINVAL when n_counts < 2, counts is NULL or as pmemram_cachemodel_distinct_slots(). */
+int pmemram_cachemodel_occupancy(const uint64_t *pfns, size_t n, uint64_t slots, uint64_t *counts, size_t n_counts);
+
+/* Expected number of slots holding exactly k of n pages placed uniformly at random into slots
+ * slots: S * C(n, k) (1/S)^k (1 - 1/S)^(n - k), computed in logarithms.  0 when slots is 0. */
+double pmemram_cachemodel_expected_occupancy(uint64_t n, uint64_t slots, uint64_t k);
+
 /* Expected distinct slots of n pages placed uniformly at random into slots slots:
  * S * (1 - (1 - 1/S)^n), computed without cancellation.  0 when n or slots is 0. */
 double pmemram_cachemodel_expected_slots(uint64_t n, uint64_t slots);
