@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "pmemram-cachemodel.h"
 #include "pmemram-pagemap.h"
+#include "svg.h"
 
 #define CACHE_REPORT_SCHEMA_VERSION 1
 #define MAX_PIDS 1024
@@ -27,6 +28,7 @@ struct options {
 	char shared_list[128];		/* and as a list, "8-15" */
 	struct pmemram_cachemodel_options model;
 	bool json;
+	const char *svg; /* where to draw the slot-occupancy histogram; NULL: nowhere */
 };
 
 /* Where one node's pages stand; the model runs only when a cache was found. */
@@ -334,6 +336,186 @@ static int print_json(const struct options *o, const struct report *rep)
 	return ctl_print_json(root, ok) < 0 ? CTL_EXIT_SYSTEM : CTL_EXIT_OK;
 }
 
+/* ---- picture: the slot-occupancy histogram as SVG --------------------------------- */
+
+#define SVG_WIDTH 760.0
+#define SVG_HEAD 36.0	/* the document's title */
+#define SVG_PANEL 330.0 /* one node's histogram */
+#define SVG_LEFT 100.0	/* the plot area within a panel */
+#define SVG_RIGHT 20.0
+#define SVG_TOP 64.0
+#define SVG_BOTTOM 50.0
+#define SVG_MAX_BARS 32 /* occupancies 0..30 and "31 or more" */
+
+struct histogram {
+	uint64_t counts[SVG_MAX_BARS]; /* slots holding k pages; the last, k or more */
+	double expected[SVG_MAX_BARS]; /* the same under uniform random placement */
+	size_t n;		       /* bars drawn: the last non-zero count or expectation */
+	double top;		       /* the y axis' top value */
+	double step;		       /* between its ticks */
+};
+
+static int histogram_build(const struct node_report *nr, struct histogram *h)
+{
+	uint64_t slots = nr->model.slots;
+	double rest = (double)slots, max = 1.0;
+	int r;
+
+	*h = (struct histogram){ .n = 2 };
+	r = pmemram_cachemodel_occupancy(nr->pfns, nr->n, slots, h->counts, SVG_MAX_BARS);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < SVG_MAX_BARS; k++) {
+		h->expected[k] =
+			k + 1 < SVG_MAX_BARS ? pmemram_cachemodel_expected_occupancy(nr->n, slots, k) : fmax(rest, 0.0);
+		rest -= h->expected[k];
+		if (h->counts[k] > 0 || h->expected[k] >= 0.5)
+			h->n = k + 1 > h->n ? k + 1 : h->n;
+		max = fmax(max, fmax((double)h->counts[k], h->expected[k]));
+	}
+	/* About five ticks, at 1, 2 or 5 times a power of ten, whole slots. */
+	h->step = pow(10.0, floor(log10(max / 5.0)));
+	if (max / 5.0 > 5.0 * h->step)
+		h->step *= 10.0;
+	else if (max / 5.0 > 2.0 * h->step)
+		h->step *= 5.0;
+	else if (max / 5.0 > h->step)
+		h->step *= 2.0;
+	h->step = fmax(h->step, 1.0);
+	h->top = h->step * ceil(max / h->step);
+	return 0;
+}
+
+static void svg_panel_title(struct svg *s, double top, const struct options *o, const struct report *rep,
+			    const struct node_report *nr)
+{
+	const struct pmemram_cachemodel_report *m = &nr->model;
+	char who[160], size[32], csize[32];
+
+	if (nr->shared)
+		snprintf(who, sizeof(who), "nodes %s, one cache", o->shared_list);
+	else
+		snprintf(who, sizeof(who), "node %d", nr->node);
+	svg_text(s, SVG_LEFT, top + 20, "start", "label", false,
+		 "%s: %zu pages (%s) behind a %s direct-mapped cache (%s), %" PRIu64 " page slots", who, nr->n,
+		 pmemram_format_size(nr->n * rep->page_size, size, sizeof(size)),
+		 pmemram_format_size(nr->cache.size, csize, sizeof(csize)),
+		 streq(nr->cache_source, "hmat") ? "HMAT" : "--cache-size", m->slots);
+	svg_rect(s, SVG_LEFT, top + 31, 10, 10, "bar", NULL);
+	svg_text(s, SVG_LEFT + 14, top + 40, "start", "small", false,
+		 "slots holding k pages (%" PRIu64 " slots used, the ideal %" PRIu64 ")", m->distinct_slots,
+		 m->ideal_slots);
+	svg_line(s, SVG_LEFT + 370, top + 36, SVG_LEFT + 382, top + 36, "tick");
+	svg_text(s, SVG_LEFT + 386, top + 40, "start", "small", false, "random placement, expected (%.1f used)",
+		 m->expected_random_slots);
+}
+
+static void svg_axes(struct svg *s, double top, const struct histogram *h)
+{
+	double y0 = top + SVG_PANEL - SVG_BOTTOM, height = SVG_PANEL - SVG_TOP - SVG_BOTTOM;
+
+	for (double v = 0; v <= h->top + h->step / 2; v += h->step) {
+		double y = y0 - height * v / h->top;
+
+		svg_line(s, SVG_LEFT, y, SVG_WIDTH - SVG_RIGHT, y, "grid");
+		svg_text(s, SVG_LEFT - 6, y + 4, "end", "small", false, "%.0f", v);
+	}
+	svg_line(s, SVG_LEFT, y0, SVG_WIDTH - SVG_RIGHT, y0, "axis");
+	svg_line(s, SVG_LEFT, y0, SVG_LEFT, top + SVG_TOP, "axis");
+	svg_text(s, 24, top + SVG_TOP + height / 2, "middle", "label", true, "cache page slots");
+	svg_text(s, (SVG_LEFT + SVG_WIDTH - SVG_RIGHT) / 2, y0 + 38, "middle", "label", false,
+		 "k: resident pages in the slot");
+}
+
+static void svg_bars(struct svg *s, double top, const struct histogram *h)
+{
+	double y0 = top + SVG_PANEL - SVG_BOTTOM, height = SVG_PANEL - SVG_TOP - SVG_BOTTOM;
+	double slot = (SVG_WIDTH - SVG_LEFT - SVG_RIGHT) / (double)h->n;
+
+	for (size_t k = 0; k < h->n; k++) {
+		bool last = k + 1 == SVG_MAX_BARS;
+		double x = SVG_LEFT + slot * ((double)k + 0.15), bar = height * (double)h->counts[k] / h->top;
+		double ey = y0 - height * h->expected[k] / h->top;
+		char tip[128];
+
+		snprintf(tip, sizeof(tip), "%" PRIu64 " slots hold %zu%s pages; random placement: %.1f expected",
+			 h->counts[k], k, last ? " or more" : "", h->expected[k]);
+		svg_rect(s, x, y0 - bar, slot * 0.7, bar, "bar", tip);
+		svg_line(s, x - slot * 0.05, ey, x + slot * 0.75, ey, "tick");
+		svg_text(s, x + slot * 0.35, y0 + 16, "middle", "small", false, "%zu%s", k, last ? "+" : "");
+		/* The count over its bar (or over the tick, when that is higher), for the short bars. */
+		if (h->n <= 16)
+			svg_text(s, x + slot * 0.35, fmin(y0 - bar, ey) - 5, "middle", "small", false, "%" PRIu64,
+				 h->counts[k]);
+	}
+}
+
+/* The processes, as the title names them: "pid 7", "pids 7, 8" or "pids 7, 8, ... (12)". */
+static void format_pids(const struct options *o, char *buf, size_t size)
+{
+	size_t at = (size_t)snprintf(buf, size, "pid%s", o->n_pids == 1 ? "" : "s");
+
+	for (size_t i = 0; i < o->n_pids && i < 6 && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s %d", i ? "," : "", o->pids[i]);
+	if (o->n_pids > 6 && at < size)
+		snprintf(buf + at, size - at, ", ... (%zu)", o->n_pids);
+}
+
+/* One panel per modelled node of the report; none modelled: -ENODATA, nothing written. */
+static int write_svg(const struct options *o, const struct report *rep, const char *path)
+{
+	_cleanup_(svg_done) struct svg s = {};
+	char pids[128], title[256], size[32];
+	size_t n = 0, drawn = 0;
+	int r;
+
+	for (size_t i = 0; i < rep->n_nodes; i++)
+		n += rep->nodes[i].modelled;
+	if (n == 0)
+		return -ENODATA;
+	format_pids(o, pids, sizeof(pids));
+	snprintf(title, sizeof(title), "Memory-side cache slot occupancy of %s (pages of %s)", pids,
+		 pmemram_format_size(rep->page_size, size, sizeof(size)));
+	r = svg_begin(&s, SVG_WIDTH, SVG_HEAD + SVG_PANEL * (double)n, title);
+	if (r < 0)
+		return r;
+	svg_text(&s, SVG_WIDTH / 2, 24, "middle", "title", false, "%s", title);
+	for (size_t i = 0; i < rep->n_nodes; i++) {
+		const struct node_report *nr = &rep->nodes[i];
+		double top = SVG_HEAD + SVG_PANEL * (double)drawn;
+		struct histogram h;
+
+		if (!nr->modelled)
+			continue;
+		r = histogram_build(nr, &h);
+		if (r < 0)
+			return r;
+		svg_panel_title(&s, top, o, rep, nr);
+		svg_axes(&s, top, &h);
+		svg_bars(&s, top, &h);
+		drawn++;
+	}
+	r = svg_end(&s);
+	return r < 0 ? r : svg_save(&s, path);
+}
+
+/* --svg: the picture after the report, which stays on stdout whatever becomes of it. */
+static int save_svg(const struct options *o, const struct report *rep)
+{
+	int r = write_svg(o, rep, o->svg);
+
+	if (r == -ENODATA)
+		fprintf(stderr, "%s cache-report: no node's pages were modelled, nothing to draw in %s\n",
+			program_invocation_short_name, o->svg);
+	else if (r == -EEXIST)
+		fprintf(stderr, "%s cache-report: %s exists and is not a regular file: not replaced\n",
+			program_invocation_short_name, o->svg);
+	else if (r < 0)
+		fprintf(stderr, "%s cache-report: cannot write %s: %s\n", program_invocation_short_name, o->svg,
+			strerror(-r));
+	return r < 0 ? CTL_EXIT_SYSTEM : CTL_EXIT_OK;
+}
+
 /* ---- command ------------------------------------------------------------------- */
 
 static void cache_report_help(void)
@@ -355,12 +537,14 @@ static void cache_report_help(void)
 	       "                       of --cache-size, as nodes numa=fake split from one node share it\n"
 	       "     --seed N          Seed of the simulated accesses (default %#" PRIx64 ")\n"
 	       "     --accesses N      Simulated accesses per pattern (default %d per page)\n"
-	       "     --zipf S          Exponent of the skewed pattern, 0..%g (default %g)\n",
+	       "     --zipf S          Exponent of the skewed pattern, 0..%g (default %g)\n"
+	       "     --svg FILE        Also draw each modelled node's slot occupancy (how many cache\n"
+	       "                       slots hold 0, 1, 2... of the pages) as an SVG picture in FILE\n",
 	       program_invocation_short_name, PMEMRAM_CACHEMODEL_SEED, PMEMRAM_CACHEMODEL_ACCESSES_PER_PAGE,
 	       PMEMRAM_CACHEMODEL_MAX_ZIPF_S, PMEMRAM_CACHEMODEL_ZIPF_S);
 }
 
-enum { OPT_SEED = 0x100, OPT_ACCESSES, OPT_ZIPF, OPT_SHARED_CACHE };
+enum { OPT_SEED = 0x100, OPT_ACCESSES, OPT_ZIPF, OPT_SHARED_CACHE, OPT_SVG };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -374,6 +558,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "accesses", required_argument, NULL, OPT_ACCESSES },
 		{ "zipf", required_argument, NULL, OPT_ZIPF },
 		{ "shared-cache", required_argument, NULL, OPT_SHARED_CACHE },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{},
 	};
 	uint64_t v;
@@ -430,6 +615,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 						       "--shared-cache '%s' is not a list of two or more nodes",
 						       optarg);
 			o->first_shared = pmemram_nodemask_next(&o->shared, 0);
+			break;
+		case OPT_SVG:
+			if (!*optarg)
+				return ctl_usage_error("cache-report", "--svg needs a file name");
+			o->svg = optarg;
 			break;
 		default:
 			return ctl_unknown_option("cache-report", argv);
@@ -535,5 +725,9 @@ int cmd_cache_report(const struct ctl_globals *g, int argc, char **argv)
 		ret = print_json(&o, &rep);
 	else
 		print_human(&o, &rep);
-	return ret != CTL_EXIT_OK ? ret : ctl_flush_stdout();
+	if (ret == CTL_EXIT_OK)
+		ret = ctl_flush_stdout();
+	if (ret == CTL_EXIT_OK && o.svg)
+		ret = save_svg(&o, &rep);
+	return ret;
 }

@@ -7,10 +7,12 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake-sysfs.h"
@@ -268,13 +270,176 @@ static void test_cache_report_errors(void **state)
 	assert_non_null(strstr(run->err, "778/pagemap shows no page frame numbers"));
 }
 
+/* A structural check of XML: tags nest and close, attribute values are quoted, "&" starts one of
+ * the five entities, one root element.  Enough for what svg.c writes. */
+static bool xml_well_formed(const char *p)
+{
+	const char *stack[64];
+	size_t depth = 0, roots = 0;
+
+	while (*p) {
+		size_t n;
+
+		if (*p == '&') {
+			if (strncmp(p, "&amp;", 5) && strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) &&
+			    strncmp(p, "&quot;", 6) && strncmp(p, "&apos;", 6))
+				return false;
+			p++;
+			continue;
+		}
+		if (*p != '<') {
+			if (depth == 0 && *p != '\n')
+				return false;
+			p++;
+			continue;
+		}
+		if (p[1] == '?') {
+			p = strstr(p, "?>");
+			if (!p)
+				return false;
+			p += 2;
+			continue;
+		}
+		if (p[1] == '/') {
+			n = strcspn(p + 2, ">");
+			/* The open tag's name ends where this one does. */
+			if (depth == 0 || strncmp(p + 2, stack[depth - 1], n) || !strchr(" />", stack[depth - 1][n]))
+				return false;
+			depth--;
+			p += 2 + n + 1;
+			continue;
+		}
+		stack[depth] = ++p;
+		p += strcspn(p, " />");
+		while (*p == ' ') {
+			p += strspn(p, " ");
+			p += strcspn(p, "=\"<>");
+			if (p[0] != '=' || p[1] != '"')
+				return false;
+			p += 2 + strcspn(p + 2, "\"<");
+			if (*p++ != '"')
+				return false;
+		}
+		if (depth == 0)
+			roots++;
+		if (p[0] == '/' && p[1] == '>')
+			p += 2;
+		else if (*p++ != '>' || ++depth == ELEMENTSOF(stack))
+			return false;
+	}
+	return depth == 0 && roots == 1;
+}
+
+/* Each bar's height and the count its tooltip gives, in the order drawn; the number of bars. */
+static size_t svg_bars(const char *svg, double *heights, uint64_t *counts, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = svg; (p = strstr(p, "<rect class=\"bar\"")) && n < max; p++) {
+		const char *h = strstr(p, "height=\""), *end = strchr(p, '>');
+
+		if (end[-1] == '/') /* the legend's swatch, no tooltip */
+			continue;
+		assert_int_equal(sscanf(h, "height=\"%lf\"><title>%" SCNu64 " slots hold", &heights[n], &counts[n]), 2);
+		n++;
+	}
+	return n;
+}
+
+static char *read_text(const char *path)
+{
+	char *text = calloc(1, RUN_OUTPUT_MAX);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_non_null(text);
+	assert_true(fd >= 0);
+	n = read(fd, text, RUN_OUTPUT_MAX - 1);
+	assert_true(n > 0);
+	close(fd);
+	return text;
+}
+
+/* --svg: node 1's frames in a cache of 4 page slots (16 KiB) hold {0, 0, 1}: two slots empty,
+ * one with a page, one with two. */
+static void test_cache_report_svg(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	_cleanup_(freep) char *svg = NULL;
+	char path[512], cmd[600], dir[512];
+	const uint64_t want[] = { 2, 1, 1 };
+	struct json_object *j;
+	double heights[8];
+	uint64_t counts[8];
+
+	add_process(ENV(state)->proc);
+	snprintf(path, sizeof(path), "%s/occupancy.svg", ENV(state)->proc);
+	assert_int_equal(fake_sysfs_write(ENV(state)->proc, "occupancy.svg", "an older picture\n"), 0);
+	run = cache_report(ENV(state),
+			   (const char *const[]){ "--node", "1", "--cache-size", "16K", "--svg", path, NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_int_equal(json_int_at(j, "nodes.0.distinct_slots"), 2);
+	json_object_put(j);
+	svg = read_text(path);
+	assert_true(xml_well_formed(svg));
+	snprintf(cmd, sizeof(cmd), "command -v xmllint >/dev/null || exit 0; xmllint --noout '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(strstr(svg, "<title>Memory-side cache slot occupancy of pid 777 (pages of 4 KiB)</title>"));
+	assert_non_null(strstr(svg, "node 1: 3 pages (12 KiB) behind a 16 KiB direct-mapped cache (--cache-size)"));
+
+	/* k = 3 has neither a slot nor half a slot expected (4 / 64): three bars, heights as counts. */
+	assert_int_equal(svg_bars(svg, heights, counts, ELEMENTSOF(heights)), 3);
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(counts[k], want[k]);
+		assert_true(fabs(heights[k] / heights[0] - (double)want[k] / (double)want[0]) < 1e-3);
+	}
+	assert_true(heights[0] > 100.0);
+	/* 4 * (3/4)^3 slots empty and as many with one page expected, at random. */
+	assert_non_null(strstr(svg, "2 slots hold 0 pages; random placement: 1.7 expected"));
+	assert_non_null(strstr(svg, "1 slots hold 2 pages; random placement: 0.6 expected"));
+
+	/* The written file replaced the older one, and no temporary file is left beside it. */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | grep -c svg) = 1", ENV(state)->proc);
+	assert_int_equal(system(cmd), 0);
+	free(TAKE_PTR(run));
+
+	/* A directory in the way is not replaced. */
+	snprintf(dir, sizeof(dir), "%s/pictures", ENV(state)->proc);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	run = cache_report(ENV(state), (const char *const[]){ "--cache-size", "16K", "--svg", dir, NULL });
+	assert_int_equal(run->status, 2);
+	assert_non_null(strstr(run->err, "pictures exists and is not a regular file: not replaced"));
+	free(TAKE_PTR(run));
+
+	snprintf(path, sizeof(path), "%s/missing/occupancy.svg", ENV(state)->proc);
+	run = cache_report(ENV(state), (const char *const[]){ "--cache-size", "16K", "--svg", path, NULL });
+	assert_int_equal(run->status, 2);
+	assert_non_null(strstr(run->err, "cannot write "));
+	assert_non_null(strstr(run->err, "missing/occupancy.svg: No such file or directory"));
+	free(TAKE_PTR(run));
+
+	/* Node 0 has no cache in HMAT: nothing modelled, nothing drawn. */
+	snprintf(path, sizeof(path), "%s/none.svg", ENV(state)->proc);
+	run = cache_report(ENV(state), (const char *const[]){ "--node", "0", "--svg", path, NULL });
+	assert_int_equal(run->status, 2);
+	assert_non_null(strstr(run->err, "no node's pages were modelled, nothing to draw in"));
+	assert_int_equal(access(path, F_OK), -1);
+	free(TAKE_PTR(run));
+
+	run = cache_report(ENV(state), (const char *const[]){ "--svg", "", NULL });
+	assert_int_equal(run->status, 64);
+	assert_non_null(strstr(run->err, "--svg needs a file name"));
+}
+
 #define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_maps_range), FAKE_TEST(test_frames), FAKE_TEST(test_frames_hidden),
-		FAKE_TEST(test_cache_report),	   FAKE_TEST(test_cache_report_errors),
+		cmocka_unit_test(test_maps_range),   FAKE_TEST(test_frames),
+		FAKE_TEST(test_frames_hidden),	     FAKE_TEST(test_cache_report),
+		FAKE_TEST(test_cache_report_errors), FAKE_TEST(test_cache_report_svg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
