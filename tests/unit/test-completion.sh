@@ -133,7 +133,7 @@ checks()
 		--cxl-memdev --all-devdax --online --convert --destroy-data --create --create-region --from-daxctl
 	comp pmemramctl cache-report -
 	check "cache-report options" -h --help -j --json -p --pid -n --node -c --cache-size --shared-cache --seed --accesses \
-		--zipf
+		--zipf --svg
 	comp pmemramctl release dax0.0 --d
 	check "options after an argument" --dry-run
 	comp pmemramctl run --class bulk -- -
@@ -220,6 +220,8 @@ checks()
 	check "--config DIR: directories" "$tmp"/dirs/cfg-a "$tmp"/dirs/cfg-b
 	comp pmemramctl reconcile --local --config = "$tmp"/dirs/cfg-b
 	check "--config=DIR: directories" "$tmp"/dirs/cfg-b
+	comp pmemramctl cache-report --pid 1 --svg "$tmp"/dirs/cfg
+	check "cache-report --svg FILE: files and directories" "$tmp"/dirs/cfg-a "$tmp"/dirs/cfg-b "$tmp"/dirs/cfg-c.conf
 	finished=$mode
 }
 
@@ -240,7 +242,8 @@ ran_to_end()
 # A value for each option that takes one, which pmemramctl parses.
 declare -A value=([config]=$tmp/other [uuid]=$uuid [device]=dax0.0 [region]=region0 [hmem]=60000000-6fffffff
 	[cxl-region]=region2 [cxl-memdev]=0x5eed0001 [online]=movable
-	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [shared-cache]=8-15 [seed]=1 [accesses]=1 [zipf]=1)
+	[class]=bulk [pid]=1 [node]=0 [cache-size]=1M [shared-cache]=8-15 [seed]=1 [accesses]=1 [zipf]=1
+	[svg]=$tmp/occupancy.svg)
 
 # ctl_takes COMMAND OPTION: pmemramctl COMMAND takes OPTION as the completion does (with a value
 # attached when the completion says it takes one): "COMMAND OPTION --help" shows the help.
