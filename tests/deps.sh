@@ -23,6 +23,8 @@ packages=(
 	jq
 	# clang-format-14 and git-clang-format-14 (tests/format-check.sh)
 	clang-format-14
+	# the benches' plots (tests/bench/plot.sh: gnuplot's pngcairo terminal)
+	gnuplot-nox
 	# kernel build: bookworm's guest kernel, trixie's (bookworm-security), and the
 	# configuration Debian builds 6.12 with (kernel/config/6.12/debian.options)
 	linux-source-6.1 linux-source-6.12 linux-config-6.12
