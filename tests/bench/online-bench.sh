@@ -71,7 +71,10 @@ END {
 
 [ "$large_trials" -gt 0 ] || exit 0
 echo
-awk '
+out=$cache/runs/bench-online-large/share/out
+# The table, and for tests/bench/plot.sh each block's timed online beside the methods' median per
+# block, into online-large.dat.
+awk -v data="$out/online-large.dat" '
 function val(line, key) { return match(line, key "=[0-9.]+") ? substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1) + 0 : -1 }
 function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
 function median(m, nb,   i, n, a) {
@@ -116,4 +119,15 @@ END {
 			pb_info, first, last, last / first
 	} else
 		printf "bare-sysfs online per block: no data\n"
-}' "$cache/runs/bench-online-large/share/out/result.tap"
+	printf "# %s; ms: each block timed alone (%s), then each method'"'"'s median / %d blocks\n", dev, pb_info, big >data
+	printf "# block timed floor daxctl pmemramd\n" >data
+	for (i = 1; i <= pb_n; i++) {
+		printf "%d %s", i, pb[i] >data
+		for (o = 1; o <= 3; o++)
+			printf "%s", (med[order[o]] > 0 ? sprintf(" %.3f", med[order[o]] / big) : " -") >data
+		printf "\n" >data
+	}
+}' "$out/result.tap"
+echo
+echo "plot: $("$repo/tests/bench/plot.sh" online "$out/online-large.dat" "$out/online-large.png" \
+	"per-block online time as Movable, $(awk '/^# BENCH device=/ { print $3, $4, $5; exit }' "$out/result.tap")")"
