@@ -40,9 +40,10 @@ workloads=("$@")
 [ $# -gt 0 ] || workloads=(anon pagecache forks)
 "$repo/tests/deps.sh"
 
-# report WORKLOAD BOOT1 BOOT2: the tables and the verdict of one run.
+# report WORKLOAD BOOT1 BOOT2 DATA: the tables and the verdict of one run; the conflict rates
+# for tests/bench/plot.sh into DATA.
 report() {
-	awk -v workload="$1" '
+	awk -v workload="$1" -v data="$4" '
 function val(line, key,   m) { return match(line, " " key "=[-0-9.e]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : "" }
 function word(line, key) { return match(line, " " key "=[^ ]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : "" }
 function sort(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t } }
@@ -54,6 +55,11 @@ function trials(c, p, s, k, a,   i, n) {
 	return n
 }
 function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+# Median, min and max in per cent, or "- - -", for the plot.
+function triple(c, p, s, k,   a, n) {
+	n = trials(c, p, s, k, a)
+	return n ? sprintf("%.3f %.3f %.3f", 100 * median(a, n), 100 * a[1], 100 * a[n]) : "- - -"
+}
 # Median [min,max] over the trials, in per cent.
 function stat(c, p, s, k,   a, n) {
 	n = trials(c, p, s, k, a)
@@ -107,6 +113,15 @@ END {
 	printf "verdict %s: aged-off worse than aged-on: %s; the seed (aging raises conflicts unshuffled, shuffling keeps them lower) %s\n",
 		workload, worse ~ /apart/ ? "yes" : worse ~ /^higher/ ? "by the median only, the ranges overlap" : "no",
 		rise ~ /apart/ && worse ~ /apart/ ? "reproduces" : "does not reproduce"
+	# Two blocks, uniform then Zipf: a row per size and phase, off, on and live.
+	printf "# %s: conflict rate, per cent: median min max of off, on, off then on live\n", workload >data
+	for (ki = 1; ki <= 2; ki++) {
+		printf "%s# %s access\n", (ki > 1 ? "\n\n" : ""), keys[ki] >data
+		for (si = 1; si <= 2; si++)
+			for (pi = 1; pi <= 2; pi++)
+				printf "\"%s %s\" %s %s %s\n", sizes[si], phases[pi], triple("off", phases[pi], sizes[si], keys[ki]),
+					triple("on", phases[pi], sizes[si], keys[ki]), triple("live", phases[pi], sizes[si], keys[ki]) >data
+	}
 }' "$2" "$3"
 }
 
@@ -122,8 +137,13 @@ for w in "${workloads[@]}"; do
 	runs+=("$w")
 done
 printf 'conflict-bench: %d trials, %d aging rounds, %d s\n' "$trials" "$rounds" $(($(date +%s) - t0))
+plots=()
 for w in "${runs[@]}"; do
 	out=$cache/runs/bench-conflict-$w/share/out
 	echo
-	report "$w" "$out/result.boot1.tap" "$out/result.boot2.tap"
+	report "$w" "$out/result.boot1.tap" "$out/result.boot2.tap" "$out/conflict.dat"
+	plots+=("$("$repo/tests/bench/plot.sh" conflict "$out/conflict.dat" "$out/conflict.png" \
+		"conflict rate of node 1's direct-mapped cache, aging workload $w, buffer 3x and 0.75x the cache")")
 done
+echo
+printf 'plot: %s\n' "${plots[@]}"
