@@ -339,14 +339,16 @@ static void expect_named(struct ex_env *e, const char *text, bool classes)
  * matches the device. */
 static void example_claim(struct ex_env *e, char **words, size_t n)
 {
-	_cleanup_(freep) struct run *run = ctl(e, words, 0);
-	_cleanup_(pmemram_config_freep) struct pmemram_config *c = load_config(e);
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
 	char path[PATH_MAX], text[4096], want[256];
 	const struct pmemram_claim *claim;
 	const char *name = NULL, *zone = "movable";
 	enum pmemram_region_kind region = PMEMRAM_REGION_NONE;
 	FILE *f;
 	size_t len;
+
+	free(ctl(e, words, 0));
+	c = load_config(e);
 
 	want[0] = '\0';
 	for (size_t i = 2; i < n; i++) {
@@ -452,10 +454,10 @@ static void example_ctl(struct ex_env *e, char **words, size_t n)
 		else if (e->tasks & TASK_RELEASE)
 			e->tasks |= TASK_GIVE_BACK;
 	} else if (streq(verb, "unclaim") && n == 3) {
-		_cleanup_(freep) struct run *run = ctl(e, words, 0);
 		_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
 		char path[PATH_MAX];
 
+		free(ctl(e, words, 0));
 		snprintf(path, sizeof(path), "%s/pmemram.conf.d/50-pmemramctl-%s.conf", e->conf, words[2]);
 		assert_int_equal(access(path, F_OK), -1);
 		c = load_config(e);
