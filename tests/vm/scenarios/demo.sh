@@ -23,10 +23,6 @@ state() {
 	show numactl -H
 	show daxctl list -M
 	show pmemramctl status
-	printf 'memory tiers:\n' >>"$report"
-	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
-		[ -e "$t/nodelist" ] && printf '  %s: nodes %s\n' "$(basename "$t")" "$(cat "$t/nodelist")" >>"$report"
-	done
 }
 
 : >"$report"
