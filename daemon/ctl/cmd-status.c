@@ -390,6 +390,22 @@ static void print_cxl(struct json_object *cxl)
 	printf("%s\n", n == 0 ? " unknown" : "");
 }
 
+/* A release in progress, with its blocks offline so far as the kernel shows them. */
+static void print_releasing(const struct status *s, const char *device)
+{
+	size_t done, total;
+
+	if (!device)
+		return;
+	for (size_t i = 0; s->dax && i < s->dax->n_devices; i++)
+		if (streq(s->dax->devices[i].name, device) &&
+		    ctl_device_blocks_count(&s->dax->devices[i], s->memory, false, &done, &total) >= 0) {
+			printf("  releasing %s: %zu/%zu blocks offline\n", device, done, total);
+			return;
+		}
+	printf("  releasing %s\n", device);
+}
+
 static void print_daemon(const struct status *s)
 {
 	struct json_object *d, *rec, *plan = NULL, *devices, *held, *unmatched, *daxctl;
@@ -431,6 +447,7 @@ static void print_daemon(const struct status *s)
 			/* "CXL origin of dax4.0 unreadable: ...": what may have kept it from matching */
 			printf("  claim '%s' matches no device%s%s\n", name, note ? ": " : "", note ? note : "");
 		}
+	print_releasing(s, jstr(d, "releasing"));
 	if (json_object_object_get_ex(d, "held", &held) && json_object_array_length(held) > 0) {
 		printf("  held after release:");
 		for (size_t i = 0; i < json_object_array_length(held); i++)

@@ -104,11 +104,16 @@ int ctl_daemon_reload(void);
  * line rewritten in place when it changes: only when stderr is a terminal and not for --json. */
 struct ctl_progress {
 	struct pmemram_ctx *ctx; /* NULL: nothing shown */
-	const char *verb, *device;
+	const char *verb;
+	struct pmemram_dax device; /* as it was when the request went out */
 	bool online;
 	struct pmemram_block_span span;
 	size_t shown; /* the count last printed, SIZE_MAX none */
 };
+/* Of the device's whole blocks (total), how many m shows online (online) or offline (done); pure.
+ * -ERANGE when the device's range is unknown (not root) or holds no whole block. */
+int ctl_device_blocks_count(const struct pmemram_dax *d, const struct pmemram_memory *m, bool online, size_t *ret_done,
+			    size_t *ret_total);
 void ctl_progress_start(struct ctl_progress *p, bool json, const char *verb, const char *device, bool online);
 /* For ctl_daemon_simple_ticking(): userdata is the struct ctl_progress. */
 void ctl_progress_tick(void *userdata);

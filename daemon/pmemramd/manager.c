@@ -888,6 +888,11 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 								    : "error"));
 	if (ok && m->config_error[0])
 		ok = json_add(d, "config_error", json_object_new_string(m->config_error));
+	/* The device a release is giving back now (its blocks are the client's to count), or null. */
+	if (ok)
+		ok = manager_release_device(m)
+			     ? json_add(d, "releasing", json_object_new_string(manager_release_device(m)))
+			     : json_add_null_value(d, "releasing");
 	if (ok)
 		ok = json_add(d, "classes", manager_classes_json(m)) &&
 		     json_add(d, "tiering_counters", manager_tiering_counters_json(m)) &&

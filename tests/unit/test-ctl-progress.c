@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs the built pmemramctl release and reclaim against a pmemramd stand-in that changes a device's
  * blocks in the fake sysfs before it answers: the progress line on a terminal, none through a pipe or
- * with --json. */
+ * with --json; and status's line for a release in progress. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,8 +47,9 @@ static int setup(void **state)
 	return 0;
 }
 
-/* pmemramd's part: reads the request, turns the blocks to state one by one, then answers. */
-static pid_t daemon_start(const char *root, const char *state)
+/* pmemramd's part: reads the request, turns the blocks to state one by one (NULL: leaves them), then
+ * answers reply. */
+static pid_t daemon_start(const char *root, const char *state, const char *reply)
 {
 	int fd = fake_daemon_listen(sock);
 	pid_t pid;
@@ -56,19 +57,27 @@ static pid_t daemon_start(const char *root, const char *state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char buf[4096];
+		char buf[4096] = "";
+		size_t len = 0;
+		ssize_t k = 0;
 		int c;
 
 		alarm(60);
 		c = accept(fd, NULL, NULL);
-		if (c < 0 || read(c, buf, sizeof(buf)) <= 0)
+		if (c < 0)
 			_exit(2);
-		for (unsigned long b = FIRST_BLOCK; b < FIRST_BLOCK + N_BLOCKS; b++) {
+		/* The whole request, up to its newline: answering earlier breaks the client's pipe. */
+		while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len) &&
+		       (k = read(c, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)k;
+		if (!memchr(buf, '\n', len))
+			_exit(2);
+		for (unsigned long b = FIRST_BLOCK; state && b < FIRST_BLOCK + N_BLOCKS; b++) {
 			nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
 			if (fake_sysfs_set_block(root, b, state, "Movable") < 0)
 				_exit(3);
 		}
-		_exit(write(c, REPLY, strlen(REPLY)) == (ssize_t)strlen(REPLY) ? 0 : 4);
+		_exit(write(c, reply, strlen(reply)) == (ssize_t)strlen(reply) ? 0 : 4);
 	}
 	close(fd);
 	return pid;
@@ -142,7 +151,7 @@ static void expect_progress(void **state, const char *command, const char *done_
 	struct fake_env *env = *state;
 	const char *args[] = { command, DEVICE, NULL };
 	char first[96], last[96];
-	pid_t pid = daemon_start(env->root, done_state);
+	pid_t pid = daemon_start(env->root, done_state, REPLY);
 	_cleanup_(freep) char *err = run_on_tty(env->root, args);
 
 	daemon_wait(pid);
@@ -179,7 +188,7 @@ static void test_no_progress(void **state)
 	char root_var[PATH_MAX + 32], sock_var[PATH_MAX + 32];
 	pid_t pid;
 
-	pid = daemon_start(env->root, "offline");
+	pid = daemon_start(env->root, "offline", REPLY);
 	err = run_on_tty(env->root, json);
 	daemon_wait(pid);
 	assert_null(strstr(err, "blocks offline"));
@@ -190,11 +199,35 @@ static void test_no_progress(void **state)
 	snprintf(sock_var, sizeof(sock_var), "PMEMRAM_SOCKET=%s", sock);
 	env_vars[0] = root_var;
 	env_vars[1] = sock_var;
-	pid = daemon_start(env->root, "offline");
+	pid = daemon_start(env->root, "offline", REPLY);
 	run = run_ctl_env(env_vars, (const char *const[]){ "release", DEVICE, NULL });
 	daemon_wait(pid);
 	assert_int_equal(run->status, 0);
 	assert_null(strstr(run->err, "blocks offline"));
+}
+
+/* status while pmemramd says a release is running: the blocks offline so far. */
+static void test_status_releasing(void **state)
+{
+	static const char reply[] =
+		"{\"ok\": true, \"daemon\": {\"pid\": 7, \"ready\": true, \"config_dir\": \"/etc/pmemram\", "
+		"\"configured\": true, \"last_reconcile_result\": \"converged\", "
+		"\"releasing\": \"" DEVICE "\"}}\n";
+	struct fake_env *env = *state;
+	_cleanup_(freep) struct run *run = NULL;
+	char root_var[PATH_MAX + 32], sock_var[PATH_MAX + 32];
+	const char *env_vars[] = { root_var, sock_var, NULL };
+	pid_t pid;
+
+	assert_int_equal(fake_sysfs_set_block(env->root, FIRST_BLOCK, "offline", "Movable"), 0);
+	snprintf(root_var, sizeof(root_var), "PMEMRAM_SYSFS_ROOT=%s", env->root);
+	snprintf(sock_var, sizeof(sock_var), "PMEMRAM_SOCKET=%s", sock);
+	pid = daemon_start(env->root, NULL, reply);
+	run = run_ctl_env(env_vars, (const char *const[]){ "status", NULL });
+	daemon_wait(pid);
+	assert_int_equal(run->status, 0);
+	if (!strstr(run->out, "\n  releasing " DEVICE ": 1/3 blocks offline\n"))
+		fail_msg("no release line in: %s", run->out);
 }
 
 int main(void)
@@ -203,6 +236,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_release_progress, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_progress, setup, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_no_progress, setup, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_status_releasing, setup, fake_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

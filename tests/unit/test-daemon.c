@@ -850,6 +850,8 @@ static void test_daxctl_status(void **state)
 		fail_msg("no %s in %s", want, reply);
 	assert_non_null(strstr(reply, "\"configured\":true"));
 	assert_non_null(strstr(reply, "\"claims\":[\"daxctl:x\"]"));
+	/* No release running. */
+	assert_non_null(strstr(reply, "\"releasing\":null"));
 
 	daxctl_dirs_remove(&d, dir, file);
 }
