@@ -44,6 +44,7 @@ ok "boot memory on node 1: consecutive-piece ratio $(field ratio "$m1") $(want "
 	within "$EXPECT_NODE1" "$(field ratio "$m1")"
 
 must "create a devdax namespace" ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
+daxctl_admin # trixie: daxctl refuses under auto_online_blocks "online"
 must "hot-add it through kmem" daxctl reconfigure-device --mode=system-ram dax0.0
 ok "node 2 has memory" test "$(node_mem_mb 2)" -gt 256
 is "node 2 shuffled: $EXPECT_NODE2" "$(cat $node2/enabled)" "$EXPECT_NODE2"
