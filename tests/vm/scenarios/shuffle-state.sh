@@ -9,7 +9,8 @@
 #   EXPECT_BOOT     the command line's decision, logged at boot
 #                   (cmdline, forced-off or default-off)
 #   EXPECT_NODES    NODE:ENABLED:REASON,... for every node with a device
-#   EXPECT_ORDER    the effective shuffle order (default 10, MAX_ORDER - 1)
+#   EXPECT_ORDER    the effective shuffle order (default 10: MAX_ORDER - 1 on
+#                   6.1, MAX_PAGE_ORDER on 6.12)
 #   EXPECT_HMAT     the node(s) HMAT asks to shuffle, or "none"
 #   EXPECT_LOG      an extended regex the kernel log must match (optional)
 set -u
