@@ -124,6 +124,21 @@ int fake_daemon_listen(const char *sock)
 	return fd;
 }
 
+int fake_daemon_accept(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t k;
+	int c = accept(fd, NULL, NULL);
+
+	if (c < 0)
+		return -1;
+	/* The whole request, up to its newline: answering earlier breaks the client's pipe. */
+	while (len < size - 1 && !memchr(buf, '\n', len) && (k = read(c, buf + len, size - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = '\0';
+	return c;
+}
+
 pid_t fake_daemon_start(const char *sock, const char *want, const char *reply)
 {
 	int fd = fake_daemon_listen(sock);
@@ -132,19 +147,13 @@ pid_t fake_daemon_start(const char *sock, const char *want, const char *reply)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char buf[4096] = "";
-		size_t len = 0;
-		ssize_t k;
+		char buf[4096];
 		int c;
 
 		alarm(60);
-		c = accept(fd, NULL, NULL);
+		c = fake_daemon_accept(fd, buf, sizeof(buf));
 		if (c < 0)
 			_exit(2);
-		while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len) &&
-		       (k = read(c, buf + len, sizeof(buf) - 1 - len)) > 0)
-			len += (size_t)k;
-		buf[len] = '\0';
 		if (write(c, reply, strlen(reply)) != (ssize_t)strlen(reply))
 			_exit(3);
 		close(c);

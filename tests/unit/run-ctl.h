@@ -24,6 +24,9 @@ struct run *run_ctl(const char *root, ...);
 
 /* A listening socket at the path sock, for a pmemramd stand-in. */
 int fake_daemon_listen(const char *sock);
+/* Accept one client on fd and read its request up to its newline (or EOF, or size - 1 bytes) into
+ * buf, NUL-terminated: the connection, or -1. */
+int fake_daemon_accept(int fd, char *buf, size_t size);
 /* A pmemramd stand-in listening on the socket path sock: answers one request with reply, then
  * exits 0 when the request was want (one line, with its newline).  Returns its pid. */
 pid_t fake_daemon_start(const char *sock, const char *want, const char *reply);

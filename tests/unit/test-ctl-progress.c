@@ -57,20 +57,12 @@ static pid_t daemon_start(const char *root, const char *state, const char *reply
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char buf[4096] = "";
-		size_t len = 0;
-		ssize_t k = 0;
+		char buf[4096];
 		int c;
 
 		alarm(60);
-		c = accept(fd, NULL, NULL);
-		if (c < 0)
-			_exit(2);
-		/* The whole request, up to its newline: answering earlier breaks the client's pipe. */
-		while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len) &&
-		       (k = read(c, buf + len, sizeof(buf) - 1 - len)) > 0)
-			len += (size_t)k;
-		if (!memchr(buf, '\n', len))
+		c = fake_daemon_accept(fd, buf, sizeof(buf));
+		if (c < 0 || !strchr(buf, '\n'))
 			_exit(2);
 		for (unsigned long b = FIRST_BLOCK; state && b < FIRST_BLOCK + N_BLOCKS; b++) {
 			nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
