@@ -8,7 +8,7 @@
 #
 # The result lives in $PMEMRAM_CACHE/kernel/KVER/out/<key>/ (bzImage, config,
 # modules/ ready to copy into a guest, kernelrelease) and is keyed by a hash of
-# the source tarball, kernel/patches/KVER/series with every patch it names, the
+# the source tarball, every patch that kernel/patches/series lists for KVER, the
 # config (kernel/config/*.config, kernel/config/KVER/*.config, and the Debian
 # settings kernel/config/KVER/debian.options selects, where it exists) and
 # this script.  An unchanged rerun takes seconds.  The
@@ -151,7 +151,7 @@ for p in "${patches[@]}"; do
 		die "patch $n of ${#patches[@]} does not apply: $(basename "$p")"
 	fi
 done
-log "applied ${#patches[@]} patch(es) from $here/patches/$kver/series"
+log "applied ${#patches[@]} patch(es) for $kver from $here/patches/series"
 
 # 3. Configuration: x86_64_defconfig + kvm_guest.config + our fragments.
 mkdir -p "$obj"

@@ -4,8 +4,8 @@
 #
 # Usage: kernel/check-series.sh [-p trixie|bookworm] [--build]
 #
-# For each platform (both unless -p names one), on its kernel's series
-# kernel/patches/KVER/series:
+# For each platform (both unless -p names one), on the patches that
+# kernel/patches/series lists for its kernel:
 # always scripts/checkpatch.pl --strict on every patch (in the cached source
 # tree kernel/build.sh extracted), failing on any error, warning or check
 # whose type is not in the list of justified ones below.

@@ -17,12 +17,12 @@ platform_kernel() {
 	esac
 }
 
-# read_series KVER: fills patches[] with the full path of every patch that
-# kernel/patches/KVER/series names, in order (blank lines and comments
-# skipped); dies naming file and line when a named patch does not exist.
+# read_series KVER: fills patches[] with the full path of every patch of
+# kernel/patches/series whose path starts with KVER/, in order (blank lines
+# and comments skipped); dies naming file and line when a named patch does
+# not exist or a line names no kernel the series knows.
 read_series() {
-	local dir=$here/patches/$1 line lineno=0
-	local series=$dir/series
+	local series=$here/patches/series line lineno=0
 	patches=()
 	[ -f "$series" ] || return 0
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -30,11 +30,20 @@ read_series() {
 		line=${line%%#*}
 		line=$(echo "$line" | xargs)
 		[ -n "$line" ] || continue
-		if [ ! -f "$dir/$line" ]; then
+		case ${line%%/*} in
+		6.1 | 6.12) ;;
+		*)
+			echo "kernel: error: $series:$lineno: '$line' does not start with a kernel version (6.1/ or 6.12/)" >&2
+			exit 1
+			;;
+		esac
+		if [ ! -f "$here/patches/$line" ]; then
 			echo "kernel: error: $series:$lineno: patch '$line' does not exist" >&2
 			exit 1
 		fi
-		patches+=("$dir/$line")
+		if [ "${line%%/*}" = "$1" ]; then
+			patches+=("$here/patches/$line")
+		fi
 	done <"$series"
 }
 
@@ -48,3 +57,4 @@ kernel_reset_pristine() {
 	kernel_git checkout -q -f --detach pristine
 	kernel_git clean -q -fdx -e .pmemram-tarball
 }
+
