@@ -140,7 +140,9 @@ if [ "$(cat "$src/.pmemram-tarball" 2>/dev/null)" != "$tar_hash" ]; then
 	echo "$tar_hash" >"$src/.pmemram-tarball"
 fi
 
-# 2. Reset to pristine and apply the series.
+# 2. Reset to pristine and apply the series; the files it leaves as the last
+# build had them keep their times, so only what changed is rebuilt.
+kernel_save_times "$kcache/patched-times"
 kernel_reset_pristine
 n=0
 for p in "${patches[@]}"; do
@@ -151,6 +153,7 @@ for p in "${patches[@]}"; do
 		die "patch $n of ${#patches[@]} does not apply: $(basename "$p")"
 	fi
 done
+kernel_restore_times "$kcache/patched-times"
 log "applied ${#patches[@]} patch(es) for $kver from $here/patches/series"
 
 # 3. Configuration: x86_64_defconfig + kvm_guest.config + our fragments.

@@ -58,3 +58,32 @@ kernel_reset_pristine() {
 	kernel_git clean -q -fdx -e .pmemram-tarball
 }
 
+# kernel_save_times FILE: records, for every file the applied series changed,
+# its content hash and modification time, for kernel_restore_times.
+# Resetting to pristine and applying a series again rewrites every file the
+# series touches; without the old times a change to one patch would rebuild
+# everything that includes any header the series touches.
+kernel_save_times() {
+	local f
+	(cd "$src" && git diff --name-only --no-renames pristine -- |
+		while IFS= read -r f; do
+			[ -f "$f" ] || continue
+			printf '%s %s %s\n' "$(sha256sum <"$f" | cut -c1-64)" \
+				"$(stat -c %.9Y "$f")" "$f"
+		done) >"$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
+# kernel_restore_times FILE: gives every file that kernel_save_times
+# recorded and that has the same content again its recorded time.  Safe for
+# make: an object newer than that time was built after that content was
+# written, so from that content.
+kernel_restore_times() {
+	local sum mtime f
+	[ -f "$1" ] || return 0
+	while read -r sum mtime f; do
+		[ -f "$src/$f" ] || continue
+		[ "$(sha256sum <"$src/$f" | cut -c1-64)" = "$sum" ] || continue
+		touch -m -d "@$mtime" "$src/$f"
+	done <"$1"
+}
