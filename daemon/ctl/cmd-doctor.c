@@ -43,7 +43,9 @@ struct doctor {
 	struct pmemram_memory_summary *summary; /* of every block: the observation has the devices' */
 	struct json_object *provenance;		/* one per observed dax device, in their order */
 	bool demotion;
-	char daxctl_hook[160]; /* the udev rule that RUNs daxctl -C, "" none */
+	char daxctl_hook[160];		     /* the udev rule that RUNs daxctl -C, "" none */
+	struct pmemram_cxl_plain_ram *plain; /* System RAM directly in a CXL window */
+	size_t n_plain;
 	struct pmemram_nodemask kmem, slow;
 	size_t n_findings, n_allocated;
 	struct finding *findings;
@@ -62,6 +64,7 @@ static void doctor_freep(struct doctor **p)
 	pmemram_memory_summary_free(d->summary);
 	json_object_put(d->provenance);
 	ctl_shuffle_freep(&d->shuffle);
+	free(d->plain);
 	free(d->findings);
 	free(d);
 	*p = NULL;
@@ -143,6 +146,9 @@ static int doctor_read_kernel(struct pmemram_ctx *ctx, struct doctor *d)
 	r = pmemram_udev_daxctl_hook_read(ctx, d->daxctl_hook, sizeof(d->daxctl_hook));
 	if (r < 0)
 		return ctl_read_failed(ctx, "udev rules", r);
+	r = pmemram_cxl_plain_ram_read(ctx, &d->plain, &d->n_plain);
+	if (r < 0 && r != -ENOENT)
+		return ctl_read_failed(ctx, "/proc/iomem", r);
 	pmemram_kmem_nodes(d->o->dax, &d->kmem);
 	pmemram_class_slow_nodes(d->topology, &d->kmem, &d->slow);
 	return CTL_EXIT_OK;
@@ -476,6 +482,25 @@ static void check_cxl_memdevs(struct doctor *d)
 	}
 }
 
+/* No peer says so: firmware that maps CXL memory as conventional memory leaves nothing to claim. */
+static void check_cxl_plain_ram(struct doctor *d)
+{
+	for (size_t i = 0; i < d->n_plain; i++) {
+		const struct pmemram_cxl_plain_ram *p = &d->plain[i];
+		char size[32];
+
+		finding_add(d, "cxl-plain-ram", DOCTOR_WARNING, p->window,
+			    "firmware mapped this CXL memory as conventional memory, so the kernel onlined it at boot "
+			    "with no CXL region or dax device: pmemram cannot claim it, choose its zone or give it "
+			    "back (warning: nothing at risk, but it is not managed as slow memory)",
+			    "have the firmware report CXL memory as special purpose (EFI_MEMORY_SP, often a setup "
+			    "option such as \"CXL memory as soft reserved\"), boot without efi=nosoftreserve, then "
+			    "pmemramctl claim NAME --cxl-memdev SERIAL",
+			    "%#" PRIx64 "-%#" PRIx64 " (%s) is System RAM outside any CXL region", p->start, p->end,
+			    pmemram_format_size(p->end - p->start + 1, size, sizeof(size)));
+	}
+}
+
 /* Debian 12's daxctl 76 has no -C: its udev hook fails for every dax device, and with it the sections. */
 static void check_daxctl_hook(struct doctor *d)
 {
@@ -500,7 +525,8 @@ static void doctor_check(struct doctor *d)
 		check_zone,	   check_no_target_node, check_too_small,
 		check_unmatched,   check_auto_online,	 check_memhp_default_state,
 		check_udev_online, check_tiers,		 check_demotion,
-		check_shuffle,	   check_cxl_memdevs,	 check_daxctl_hook,
+		check_shuffle,	   check_cxl_memdevs,	 check_cxl_plain_ram,
+		check_daxctl_hook,
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(checks); i++)

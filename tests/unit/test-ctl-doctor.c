@@ -310,6 +310,30 @@ static void test_cxl_memdev_no_region(void **state)
 	json_object_put(j);
 }
 
+/* Only System RAM directly in a CXL window: kmem's, below a region and a dax device, is claimed memory. */
+static void test_cxl_plain_ram(void **state)
+{
+	struct json_object *j, *f;
+
+	W(ENV(state)->proc, "iomem",
+	  "00000000-00000fff : Reserved\n"
+	  "00100000-7ffdbfff : System RAM\n"
+	  "  01000000-01ffffff : Kernel code\n"
+	  "1050000000-114fffffff : CXL Window 0\n"
+	  "  1050000000-10cfffffff : System RAM\n"
+	  "1150000000-124fffffff : CXL Window 1\n"
+	  "  1150000000-118fffffff : region0\n"
+	  "    1150000000-118fffffff : dax0.0\n"
+	  "      1150000000-118fffffff : System RAM (kmem)\n"
+	  "  1190000000-11cfffffff : Soft Reserved\n"
+	  "2000000000-20ffffffff : System RAM\n");
+	f = only_finding(state, &j, "cxl-plain-ram", "warning", "CXL Window 0");
+	assert_string_equal(json_string_at(f, "problem"),
+			    "0x1050000000-0x10cfffffff (2 GiB) is System RAM outside any CXL region");
+	assert_non_null(strstr(json_string_at(f, "fix"), "EFI_MEMORY_SP"));
+	json_object_put(j);
+}
+
 /* The section becomes a claim, which matches nothing here: that is a finding of its own. */
 static void test_daxctl_hook(void **state)
 {
@@ -366,6 +390,7 @@ int main(void)
 		DOCTOR_TEST(test_human_line),
 		DOCTOR_TEST(test_shuffle_pending),
 		DOCTOR_TEST(test_cxl_memdev_no_region),
+		DOCTOR_TEST(test_cxl_plain_ram),
 		DOCTOR_TEST(test_daxctl_hook),
 		DOCTOR_TEST(test_usage),
 	};

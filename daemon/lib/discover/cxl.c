@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The CXL side of an nvdimm region: the CXL pmem region of its range and that region's memdevs' serials. */
+/* The CXL side of an nvdimm region: the CXL pmem region of its range and that region's memdevs' serials;
+ * CXL memdevs and regions; CXL memory that firmware made plain RAM. */
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pmemram-observe.h"
 #include "pmemram-private.h"
@@ -595,4 +600,75 @@ int pmemram_cxl_memdevs_read(struct pmemram_ctx *ctx, struct pmemram_observed_me
 int pmemram_cxl_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_cxl_region **ret, size_t *ret_n)
 {
 	return cxl_list_read(ctx, "region", sizeof(**ret), cxl_region_read_one, (void **)ret, ret_n);
+}
+
+/* "  START-END : NAME" of /proc/iomem: depth (two spaces a level), the range and the name. */
+static bool iomem_parse(const char *line, unsigned *ret_depth, uint64_t *ret_start, uint64_t *ret_end,
+			const char **ret_name)
+{
+	unsigned depth = 0;
+	int used = 0;
+
+	while (line[depth] == ' ')
+		depth++;
+	if (depth % 2 || sscanf(line + depth, "%" SCNx64 "-%" SCNx64 " : %n", ret_start, ret_end, &used) != 2 ||
+	    used == 0)
+		return false;
+	*ret_depth = depth / 2;
+	*ret_name = line + depth + used;
+	return true;
+}
+
+int pmemram_cxl_plain_ram_read(struct pmemram_ctx *ctx, struct pmemram_cxl_plain_ram **ret, size_t *ret_n)
+{
+	_cleanup_(fclosep) FILE *f = NULL;
+	_cleanup_(freep) char *line = NULL;
+	_cleanup_(freep) struct pmemram_cxl_plain_ram *found = NULL;
+	char window[32] = "";
+	unsigned window_depth = 0;
+	size_t allocated = 0, n = 0;
+	ssize_t len;
+	int r;
+
+	if (!ctx || !ret || !ret_n)
+		return -EINVAL;
+	pmemram_ctx_clear_error(ctx);
+	r = root_fopen(ctx, PMEMRAM_ROOT_PROCFS, "iomem", &f);
+	if (r < 0)
+		return r;
+	while ((len = getline(&line, &allocated, f)) > 0) {
+		struct pmemram_cxl_plain_ram *more;
+		uint64_t start, end;
+		const char *name;
+		unsigned depth;
+
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (!iomem_parse(line, &depth, &start, &end, &name))
+			continue;
+		if (window[0] && depth <= window_depth)
+			window[0] = '\0';
+		if (strncmp(name, "CXL Window ", strlen("CXL Window ")) == 0) {
+			snprintf(window, sizeof(window), "%s", name);
+			window_depth = depth;
+			continue;
+		}
+		/* Only a direct child: kmem's is "System RAM (kmem)" below a region and a dax device */
+		if (!window[0] || depth != window_depth + 1 || strcmp(name, "System RAM") != 0)
+			continue;
+		more = reallocarray(found, n + 1, sizeof(*found));
+		if (!more)
+			return -ENOMEM;
+		found = more;
+		found[n] = (struct pmemram_cxl_plain_ram){ .start = start, .end = end };
+		snprintf(found[n].window, sizeof(found[n].window), "%s", window);
+		n++;
+	}
+	if (ferror(f)) {
+		pmemram_ctx_set_error_path_in(ctx, PMEMRAM_ROOT_PROCFS, "iomem");
+		return -EIO;
+	}
+	*ret = TAKE_PTR(found);
+	*ret_n = n;
+	return 0;
 }

@@ -115,6 +115,16 @@ int pmemram_cxl_memdevs_read(struct pmemram_ctx *ctx, struct pmemram_observed_me
  * unreadable one (going away) is left out.  None without the CXL bus. */
 int pmemram_cxl_regions_read(struct pmemram_ctx *ctx, struct pmemram_observed_cxl_region **ret, size_t *ret_n);
 
+/* System RAM that sits directly in a CXL window of /proc/iomem: CXL memory that firmware mapped as
+ * ordinary memory (no EFI_MEMORY_SP), onlined at boot, with no region, dax device or claim to it.
+ * Inclusive ranges, as /proc/iomem prints them (zeros when it is read without root). */
+struct pmemram_cxl_plain_ram {
+	uint64_t start, end;
+	char window[32]; /* "CXL Window 0" */
+};
+/* Every such range, in /proc/iomem's order; none without CXL windows.  *ret is free()d. */
+int pmemram_cxl_plain_ram_read(struct pmemram_ctx *ctx, struct pmemram_cxl_plain_ram **ret, size_t *ret_n);
+
 /* What a dax device is, beyond its name (which a new device may take over): "uuid:UUID" of its
  * namespace for NVDIMM-backed devices, "range:0xSTART-0xEND" of its physical range otherwise.
  * -ENODEV when there is no such device, -EACCES when its range is unreadable (not root). */
