@@ -120,6 +120,12 @@ fi
 
 exec 9>"$kcache/lock"
 flock 9 || die "cannot lock $kcache/lock"
+# Another build of the same key may have finished while this one waited.
+if [ "$force" = 0 ] && [ -f "$out/done" ]; then
+	log "cached build $key (built while waiting for the lock)"
+	echo "$out"
+	exit 0
+fi
 
 start=$(date +%s)
 obj=$kcache/obj
