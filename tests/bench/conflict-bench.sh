@@ -131,7 +131,7 @@ for w in "${workloads[@]}"; do
 	case $w in anon | pagecache | forks) ;; *) bench_die "unknown workload '$w' (anon, pagecache, forks)" ;; esac
 	# One run, two boots: with HMAT (node 1 on), then numa=nohmat (off, then on live).
 	bench_log "aging workload $w"
-	"$repo/tests/vm/run.sh" -q -n "bench-conflict-$w" -T 3600 -e "BENCH_TRIALS=$trials" \
+	"$repo/tests/vm/run.sh" -q -n "bench-conflict-$w" -T 3600 -a page_alloc.shuffle=auto -e "BENCH_TRIALS=$trials" \
 		-e "BENCH_CHURN_ROUNDS=$rounds" -e "BENCH_AGING=$w" -e BENCH_NOHMAT_BOOT=1 bench-conflict >&2 ||
 		bench_die "the benchmark run of $w failed; see $cache/runs/bench-conflict-$w"
 	runs+=("$w")

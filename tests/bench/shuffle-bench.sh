@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: what page allocator shuffling costs, per node against global.
 # Boots the nvdimm+hmat-direct guest three times in one run: shuffling per
-# node as HMAT decides (node 1, behind the memory-side cache, only), on every
-# node (page_alloc.shuffle=1, what 6.1 could do) and off
+# node as HMAT decides under page_alloc.shuffle=auto (node 1, behind the
+# memory-side cache, only), on every node (page_alloc.shuffle=1, what 6.1
+# could do) and off
 # (page_alloc.shuffle=0), each tracing shuffle:mm_shuffle_zone_order from boot.
 # Prints per variant: the boot shuffle time per GiB shuffled (from the log,
 # and from the traced walks, per node), the time to hot-add the 1 GiB NVDIMM
@@ -27,6 +28,7 @@ for v in node all off; do
 	# switches the trace clock to global at late_initcall, and a clock
 	# switch empties the buffer, the boot's walks with it.
 	append="trace_event=shuffle:mm_shuffle_zone_order trace_clock=global"
+	[ "$v" = node ] && append+=" page_alloc.shuffle=auto"
 	[ "$v" = all ] && append+=" page_alloc.shuffle=1"
 	[ "$v" = off ] && append+=" page_alloc.shuffle=0"
 	"$repo/tests/vm/run.sh" -q -n "bench-shuffle-$v" -a "$append" \
