@@ -172,6 +172,13 @@ struct live_case {
 static const struct live_case live_cases[] = {
 	{ "auto, the kernel decided by HMAT", AUTO, NULL, HMAT_BOOT, "root=/dev/vda", false,
 	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 1, -1 }, "in effect, switched at runtime: shuffled nodes 1" },
+	{ "auto, the kernel booted without its opt-in: its no stands, and status says so", AUTO, NULL,
+	  { "0 default-off", "0 hmat-no-auto", "0 default-off" }, "root=/dev/vda", false,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 0, -1 },
+	  "shuffled nodes none; nodes 1 behind a direct-mapped cache are not shuffled: the kernel shuffles them with "
+	  "page_alloc.shuffle=auto on its command line" },
+	{ "auto, booted with the opt-in", AUTO, NULL, HMAT_BOOT, "root=/dev/vda page_alloc.shuffle=auto", false,
+	  PMEMRAM_SHUFFLE_POLICY_IN_EFFECT, KEEP3, { 0, 1, -1 }, "in effect, switched at runtime: shuffled nodes 1" },
 	{ "auto, the cached node switched off at runtime", AUTO, NULL, { "0 default-off", "0 sysfs", "0 default-off" },
 	  "", false, PMEMRAM_SHUFFLE_POLICY_NOT_APPLIED, { "keep", "enable", "keep" }, { 0, 1, -1 },
 	  "not applied: nodes 1 to shuffle (run pmemramctl shuffle apply)" },
@@ -334,6 +341,8 @@ static void test_normalize(void **state)
 	assert_string_equal(pmemram_shuffle_param_normalize("n"), "0");
 	assert_string_equal(pmemram_shuffle_param_normalize("Off"), "0");
 	assert_null(pmemram_shuffle_param_normalize("o"));
+	assert_string_equal(pmemram_shuffle_param_normalize("auto"), "auto");
+	assert_null(pmemram_shuffle_param_normalize("automatic"));
 	assert_null(pmemram_shuffle_param_normalize("2"));
 	assert_null(pmemram_shuffle_param_normalize(NULL));
 }

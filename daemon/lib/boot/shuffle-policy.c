@@ -29,11 +29,14 @@ const char *pmemram_shuffle_node_action_to_string(enum pmemram_shuffle_node_acti
 	return (unsigned)a < ELEMENTSOF(action_names) ? action_names[a] : NULL;
 }
 
-/* As the kernel's kstrtobool(), which parses page_alloc.shuffle: the first one or two characters. */
+/* As the kernel's kstrtobool(), which parses page_alloc.shuffle: the first one or two characters;
+ * and "auto", the patched kernel's opt-in to the HMAT's requests. */
 const char *pmemram_shuffle_param_normalize(const char *v)
 {
 	if (!v)
 		return NULL;
+	if (streq(v, "auto"))
+		return "auto";
 	switch (v[0]) {
 	case '\0': /* bare "page_alloc.shuffle": the kernel passes no value, taken as true */
 	case 'y':
@@ -152,12 +155,16 @@ static const char *node_list(const struct pmemram_nodemask *m, char *buf, size_t
 static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram_nodemask *nodes,
 			  const struct pmemram_shuffle *k, const struct pmemram_topology *t, bool ours_present)
 {
-	struct pmemram_nodemask by_action[_PMEMRAM_SHUFFLE_NODE_ACTION_MAX] = {}, shuffled = {};
-	char on[96], off[96], list[64];
+	struct pmemram_nodemask by_action[_PMEMRAM_SHUFFLE_NODE_ACTION_MAX] = {}, shuffled = {}, no_auto = {};
+	char on[96], off[96], list[64], list2[64];
 
 	p->live = true;
 	p->remove_ours = ours_present;
 	evaluate_nodes(p, nodes, k, t, by_action, &shuffled);
+	/* The kernel's own "no": a node behind a direct-mapped cache, booted without the opt-in */
+	for (size_t i = 0; i < p->n_nodes; i++)
+		if (streq(p->nodes[i].reason, "hmat-no-auto"))
+			pmemram_nodemask_set(&no_auto, (unsigned)p->nodes[i].node);
 	on[0] = off[0] = '\0';
 	if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_ENABLE]) > 0)
 		snprintf(on, sizeof(on), "nodes %s to shuffle",
@@ -181,8 +188,14 @@ static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram
 			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF], list, sizeof(list)));
 	} else {
 		p->state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
-		snprintf(p->text, sizeof(p->text), "in effect, switched at runtime: shuffled nodes %s",
-			 node_list(&shuffled, list, sizeof(list)));
+		snprintf(p->text, sizeof(p->text), "in effect, switched at runtime: shuffled nodes %s%s%s%s",
+			 node_list(&shuffled, list, sizeof(list)),
+			 pmemram_nodemask_weight(&no_auto) > 0 ? "; nodes " : "",
+			 pmemram_nodemask_weight(&no_auto) > 0 ? node_list(&no_auto, list2, sizeof(list2)) : "",
+			 pmemram_nodemask_weight(&no_auto) > 0
+				 ? " behind a direct-mapped cache are not shuffled: the kernel shuffles them with "
+				   "page_alloc.shuffle=auto on its command line"
+				 : "");
 	}
 }
 
