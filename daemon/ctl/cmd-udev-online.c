@@ -65,7 +65,7 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 	if (r < 0)
 		return ctl_read_failed(ctx, "the system state", r);
 	if (r > 0)
-		fprintf(stderr, "%s udev-online: %s: %s still has no driver after %llu s; left offline\n",
+		fprintf(stderr, "%s udev-online: %s: still being added to %s after %llu s; left offline\n",
 			program_invocation_short_name, name, o->observed.devices[0].dax.name,
 			(unsigned long long)(BIND_WAIT_USEC / USEC_PER_SEC));
 	r = pmemram_plan_compute(config, &o->observed, &plan);

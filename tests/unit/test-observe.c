@@ -312,6 +312,48 @@ static void test_observe_block_bound(void **state)
 	o = pmemram_observation_free(o);
 }
 
+/* 6.12 sends a block's "add" before the block has its node link (the links come once every block
+ * of the device is registered), with the device already bound: the observation waits for the link
+ * too (here made 200 ms later by a child), and gives up after the timeout. */
+static void test_observe_block_linked(void **state)
+{
+	struct pmemram_ctx *ctx = ENV(state)->ctx;
+	const char *root = ENV(state)->root;
+	struct pmemram_observation *o = NULL;
+	char link[64], target[32];
+	uint64_t t0;
+	pid_t pid;
+	int status, node;
+
+	assert_int_equal(fake_sysfs_set_dax_driver(root, "dax0.0", "kmem"), 0);
+	assert_int_equal(pmemram_observe_block(ctx, 40, &o), 0);
+	node = o->observed.blocks[0].node;
+	assert_true(node >= 0);
+	o = pmemram_observation_free(o);
+	snprintf(link, sizeof(link), "devices/system/memory/memory40/node%d", node);
+	snprintf(target, sizeof(target), "../../node/node%d", node);
+	assert_int_equal(fake_sysfs_remove(root, link), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		(void)usleep(200 * 1000);
+		_exit(fake_sysfs_symlink(root, link, target) < 0);
+	}
+	t0 = now_usec(CLOCK_MONOTONIC);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 40, 10 * USEC_PER_SEC, 10 * USEC_PER_MSEC, &o), 0);
+	assert_true(now_usec(CLOCK_MONOTONIC) - t0 >= 150 * USEC_PER_MSEC);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(o->observed.blocks[0].node, node);
+	o = pmemram_observation_free(o);
+
+	/* No link comes: the last observation after the timeout, 1. */
+	assert_int_equal(fake_sysfs_remove(root, link), 0);
+	assert_int_equal(pmemram_observe_block_bound(ctx, 40, 100 * USEC_PER_MSEC, 10 * USEC_PER_MSEC, &o), 1);
+	assert_int_equal(o->observed.blocks[0].node, -1);
+	o = pmemram_observation_free(o);
+}
+
 /* The held file: one device per line; empty lines and names with '/' are not devices. */
 static void test_held_read(void **state)
 {
@@ -465,6 +507,7 @@ int main(void)
 		FAKE_TEST(test_observe_lazy, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_block, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_block_bound, fake_env_setup_hmat),
+		FAKE_TEST(test_observe_block_linked, fake_env_setup_hmat),
 		FAKE_TEST(test_dax_identity, fake_env_setup_hmat),
 		FAKE_TEST(test_held_read, fake_env_setup_hmat),
 		FAKE_TEST(test_observe_stock, fake_env_setup_stock),

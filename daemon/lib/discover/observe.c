@@ -277,19 +277,22 @@ int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, ui
 	if (!ret)
 		return -EINVAL;
 	for (;;) {
-		bool binding;
+		bool unbound, unlinked;
 
 		r = pmemram_observe_block(ctx, block, &o);
 		if (r < 0)
 			return r;
-		binding = o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
+		unbound = o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
 			  o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND;
-		if (!binding || now_usec(CLOCK_MONOTONIC) >= deadline) {
+		/* Only on a NUMA kernel: without one no block ever has a node link. */
+		unlinked = o->observed.n_blocks > 0 && o->observed.n_devices > 0 && o->observed.blocks[0].node < 0 &&
+			   sysfs_exists(ctx, "devices/system/node/node0") > 0;
+		if ((!unbound && !unlinked) || now_usec(CLOCK_MONOTONIC) >= deadline) {
 			*ret = o;
-			return binding;
+			return unbound || unlinked;
 		}
-		log_debug(ctx, "memory%lu: %s has no driver yet: a kmem bind in progress", block,
-			  o->observed.devices[0].dax.name);
+		log_debug(ctx, "memory%lu: %s: a kmem bind in progress", block,
+			  unbound ? "its device has no driver yet" : "no node link yet");
 		o = pmemram_observation_free(o);
 		(void)usleep((useconds_t)poll_usec);
 	}

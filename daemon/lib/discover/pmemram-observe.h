@@ -212,10 +212,12 @@ int pmemram_observation_scan_users(struct pmemram_ctx *ctx, struct pmemram_obser
  * from it has at most that block's actions; the cost does not grow with the blocks of the system. */
 int pmemram_observe_block(struct pmemram_ctx *ctx, unsigned long block, struct pmemram_observation **ret);
 /* The same, for a block just added: kmem adds a device's blocks from its probe, and each block's
- * "add" uevent comes while the probe still adds the rest, before the device's driver link appears.
- * A block inside a device that shows no driver is such a bind in progress: observe again (every
- * poll_usec) until the device has a driver or timeout_usec passed; then the last observation, and
- * 1 when it still shows the device without a driver (0 otherwise, -errno on failure). */
+ * "add" uevent comes while the probe still adds the rest: before the blocks get their node links
+ * (6.12 links them once every block is registered, and after registering a node that was empty)
+ * and, on some kernels, before the device's driver link appears.  A block of a device that shows
+ * no driver, or (on a NUMA kernel) a block without a node link, is such a bind in progress:
+ * observe again (every poll_usec) until neither holds or timeout_usec passed; then the last
+ * observation, and 1 when it still shows one of them (0 otherwise, -errno on failure). */
 int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, uint64_t timeout_usec,
 				uint64_t poll_usec, struct pmemram_observation **ret);
 struct pmemram_observation *pmemram_observation_free(struct pmemram_observation *o);
