@@ -360,6 +360,8 @@ fi
 rm -rf "$run"
 mkdir -p "$out"
 cp -a "$repo/tests/vm/scenarios" "$run/share/scenarios"
+# The README, for the scenario that follows its quick start word for word.
+cp "$repo/README.md" "$run/share/README.md"
 for e in "PMEMRAM_PLATFORM=$platform" "${envs[@]+"${envs[@]}"}"; do
 	printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
 done >"$run/share/scenario.env"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The README's quick start, as a new user runs it on a machine with a CXL
+# memory expander (QEMU's mem0, serial 0x5eed0101, the serial the README
+# shows): the commands of its indented blocks, read from the README itself
+# (run.sh puts it in the share), in order and word for word.  The kernel of
+# this bench makes no region at probe, so the claim as written matches a
+# memdev with no region: the README says to add --create-region=ram then,
+# and the run does that, as the user would after reading doctor.  Then the
+# memory is given back with the README's second block.  Every command's
+# output goes to out/readme-quickstart.txt, the transcript the note reads.
+set -u
+. ./lib.sh
+
+plan 19
+readme=/mnt/pmemram/README.md
+[ -r "$readme" ] || bail "no README.md in the share"
+transcript=$PMEMRAM_OUT/readme-quickstart.txt
+cxl_modules_ok
+
+# The indented lines of the quick start that run pmemramctl, one per line.
+commands=$(awk '/^## Quick start/ { on = 1; next } /^## / { on = 0 } on && /^    pmemramctl / { sub(/^    /, ""); print }' \
+	"$readme")
+note "the README's commands: $(paste -sd';' - <<<"$commands")"
+is "the README's quick start has the six pmemramctl commands" "$(sed 's/ .*//;s/^pmemramctl //' <<<"$commands" | wc -l)" 6
+
+# run_readme N: the README's Nth pmemramctl command, as written; its output
+# goes to the transcript, its exit status to stdout.
+run_readme() {
+	local cmd rc=0
+	cmd=$(sed -n "$1p" <<<"$commands")
+	printf '\n$ %s\n' "$cmd" >>"$transcript"
+	# shellcheck disable=SC2086 # the README's words
+	$cmd >>"$transcript" 2>&1 || rc=$?
+	echo "$rc"
+}
+
+is "1. pmemramctl status" "$(run_readme 1)" 0
+# doctor's exit is 1 for warnings: here the memdev with capacity in no region.
+is "2. pmemramctl doctor: a warning (exit 1)" "$(run_readme 2)" 1
+ok "doctor names mem0's serial and the claim with --create-region=ram" \
+	grep -q 'claim NAME --cxl-memdev 0x5eed0101 --create-region=ram' "$transcript"
+claim=$(sed -n 3p <<<"$commands")
+is "3. the README's claim names 0x5eed0101" "$claim" "pmemramctl claim expander --cxl-memdev 0x5eed0101"
+rc=$(run_readme 3)
+note "the claim as written exited $rc"
+is "the claim as written leaves the memory where it was: no region" \
+	"$(find /sys/bus/cxl/devices/ -maxdepth 1 -name 'region*' | wc -l)" 0
+# What the README says next, for a kernel that made no region.
+printf '\n$ %s --create-region=ram\n' "$claim" >>"$transcript"
+ok "the claim with --create-region=ram, as the README says" sh -c "$claim --create-region=ram >>'$transcript' 2>&1"
+# pmemramd makes the region after the reload: its dax device comes a moment later.
+region_dax() { find /sys/bus/cxl/devices/region*/ -mindepth 2 -maxdepth 2 -path '*/dax_region*/dax[0-9]*' -printf '%f\n' 2>/dev/null | head -n 1; }
+# shellcheck disable=SC2016 # expanded by wait_for
+ok "its memory is online as Movable" wait_for 60 'dax=$(region_dax) && [ -n "$dax" ] && [ "$(dev_state "$dax")" = "4 online Movable" ]'
+dax=$(region_dax)
+note "the expander's dax device: $dax"
+is "4. pmemramctl status" "$(run_readme 4)" 0
+ok "status shows it as system-ram" grep -q "^  $dax *system-ram" "$transcript"
+is "pmemramd's verdict: converged" "$(daemon_verdict "$dax")" "converged none"
+
+# The second block names dax0.0: the device this machine gave.
+is "5. the README's release names the device this machine gave" "$(sed -n 5p <<<"$commands")" \
+	"pmemramctl release $dax"
+is "5. pmemramctl release $dax" "$(run_readme 5)" 0
+is "6. pmemramctl unclaim expander" "$(run_readme 6)" 0
+is "the device is back on device_dax" "$(dev_driver "$dax")" device_dax
+
+done_testing
