@@ -735,6 +735,15 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 			"shows each namespace's uuid and raw_uuid, either of which a claim matches): pmemramd does "
 			"nothing with claim '%s' until one appears\n",
 			program_invocation_short_name, o.settings.value, name);
+	/* A memdev's memory has no dax device until it is in a region, which a claim without
+	 * create-region waits for: say so where the README's new user would otherwise see nothing. */
+	if (a->match == PMEMRAM_MATCH_CXL_MEMDEV && !o.settings.create_region && !ret && !json &&
+	    matched_here(result, name) == 0)
+		fprintf(stderr,
+			"%s claim: warning: CXL memdev %s has no region with a dax device on this machine: pmemramd "
+			"does nothing with claim '%s' until one appears; --create-region=ram has pmemramd make a "
+			"RAM region of it (pmemramctl doctor lists its capacity)\n",
+			program_invocation_short_name, o.settings.value, name);
 	if (o.settings.convert)
 		fprintf(stderr,
 			"%s claim: warning: pmemramd will convert the namespace %s to devdax if it is not: that DESTROYS "

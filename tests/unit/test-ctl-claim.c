@@ -1060,6 +1060,32 @@ static void test_claim_uuid_matched(void **state)
 	fake_env_teardown(&env);
 }
 
+/* A claim by a CXL memdev's serial whose memdev is in no region: the claim waits for a region, and
+ * says so, naming --create-region=ram; with it, no warning. */
+static void test_claim_cxl_memdev_no_region(void **state)
+{
+	_cleanup_(freep) struct run *bare = NULL, *create = NULL;
+	struct fake_env *fake;
+	void *env = NULL;
+
+	fake_system(state, &env);
+	fake = env;
+	assert_int_equal(fake_sysfs_symlink(fake->root, "bus/cxl/devices/mem0", "../../../devices/pci0000:0c/mem0"), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, "devices/pci0000:0c/mem0/serial", "0x5eed0101\n"), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, "devices/pci0000:0c/mem0/ram/size", "0x20000000\n"), 0);
+	assert_int_equal(fake_sysfs_write(fake->root, "devices/pci0000:0c/mem0/pmem/size", "0x0\n"), 0);
+	bare = RUN(state, "claim", "expander", "--cxl-memdev", "0x5eed0101");
+	assert_int_equal(bare->status, 0);
+	if (!strstr(bare->err, "CXL memdev 0x5eed0101 has no region with a dax device on this machine") ||
+	    !strstr(bare->err, "--create-region=ram"))
+		fail_msg("claim --cxl-memdev: stderr '%s'", bare->err);
+	create = RUN(state, "claim", "expander", "--cxl-memdev", "0x5eed0101", "--create-region=ram");
+	assert_int_equal(create->status, 0);
+	if (strstr(create->err, "has no region"))
+		fail_msg("claim --create-region=ram: stderr '%s'", create->err);
+	fake_env_teardown(&env);
+}
+
 /* A section for a device one of pmemram's claims by region already decides for: a drop-in by
  * UUID would outrank that claim, so the section is refused; the others are still written. */
 static void test_from_daxctl_outranked(void **state)
@@ -1315,6 +1341,7 @@ int main(void)
 		CLAIM_TEST(test_claim_cxl),
 		CLAIM_TEST(test_claim_create),
 		CLAIM_TEST(test_claim_uuid_matched),
+		CLAIM_TEST(test_claim_cxl_memdev_no_region),
 		CLAIM_TEST(test_claim_create_region),
 		CLAIM_TEST(test_claim_conflict),
 		CLAIM_TEST(test_claim_invalid),

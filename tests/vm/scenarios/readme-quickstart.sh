@@ -5,14 +5,14 @@
 # shows): the commands of its indented blocks, read from the README itself
 # (run.sh puts it in the share), in order and word for word.  The kernel of
 # this bench makes no region at probe, so the claim as written matches a
-# memdev with no region: the README says to add --create-region=ram then,
-# and the run does that, as the user would after reading doctor.  Then the
+# memdev with no region, and warns so: the README says to add
+# --create-region=ram then, and the run does that.  Then the
 # memory is given back with the README's second block.  Every command's
 # output goes to out/readme-quickstart.txt, the transcript the note reads.
 set -u
 . ./lib.sh
 
-plan 19
+plan 20
 readme=/mnt/pmemram/README.md
 [ -r "$readme" ] || bail "no README.md in the share"
 transcript=$PMEMRAM_OUT/readme-quickstart.txt
@@ -44,6 +44,8 @@ claim=$(sed -n 3p <<<"$commands")
 is "3. the README's claim names 0x5eed0101" "$claim" "pmemramctl claim expander --cxl-memdev 0x5eed0101"
 rc=$(run_readme 3)
 note "the claim as written exited $rc"
+ok "the claim as written warns: mem0 is in no region, add --create-region=ram" \
+	grep -q 'CXL memdev 0x5eed0101 has no region with a dax device.*--create-region=ram' "$transcript"
 is "the claim as written leaves the memory where it was: no region" \
 	"$(find /sys/bus/cxl/devices/ -maxdepth 1 -name 'region*' | wc -l)" 0
 # What the README says next, for a kernel that made no region.
