@@ -156,7 +156,7 @@ static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram
 			  const struct pmemram_shuffle *k, const struct pmemram_topology *t, bool ours_present)
 {
 	struct pmemram_nodemask by_action[_PMEMRAM_SHUFFLE_NODE_ACTION_MAX] = {}, shuffled = {}, no_auto = {};
-	char on[96], off[96], list[64], list2[64];
+	char on[96], off[96], list[64], waiting[192] = "";
 
 	p->live = true;
 	p->remove_ours = ours_present;
@@ -165,6 +165,11 @@ static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram
 	for (size_t i = 0; i < p->n_nodes; i++)
 		if (streq(p->nodes[i].reason, "hmat-no-auto"))
 			pmemram_nodemask_set(&no_auto, (unsigned)p->nodes[i].node);
+	if (pmemram_nodemask_weight(&no_auto) > 0)
+		snprintf(waiting, sizeof(waiting),
+			 "; nodes %s behind a direct-mapped cache are not shuffled: the kernel shuffles them with "
+			 "page_alloc.shuffle=auto on its command line",
+			 node_list(&no_auto, list, sizeof(list)));
 	on[0] = off[0] = '\0';
 	if (pmemram_nodemask_weight(&by_action[PMEMRAM_SHUFFLE_NODE_ENABLE]) > 0)
 		snprintf(on, sizeof(on), "nodes %s to shuffle",
@@ -188,14 +193,8 @@ static void evaluate_live(struct pmemram_shuffle_policy *p, const struct pmemram
 			 node_list(&by_action[PMEMRAM_SHUFFLE_NODE_FORCED_OFF], list, sizeof(list)));
 	} else {
 		p->state = PMEMRAM_SHUFFLE_POLICY_IN_EFFECT;
-		snprintf(p->text, sizeof(p->text), "in effect, switched at runtime: shuffled nodes %s%s%s%s",
-			 node_list(&shuffled, list, sizeof(list)),
-			 pmemram_nodemask_weight(&no_auto) > 0 ? "; nodes " : "",
-			 pmemram_nodemask_weight(&no_auto) > 0 ? node_list(&no_auto, list2, sizeof(list2)) : "",
-			 pmemram_nodemask_weight(&no_auto) > 0
-				 ? " behind a direct-mapped cache are not shuffled: the kernel shuffles them with "
-				   "page_alloc.shuffle=auto on its command line"
-				 : "");
+		snprintf(p->text, sizeof(p->text), "in effect, switched at runtime: shuffled nodes %s%s",
+			 node_list(&shuffled, list, sizeof(list)), waiting);
 	}
 }
 
