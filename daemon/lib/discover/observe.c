@@ -277,15 +277,15 @@ int pmemram_observe_block_bound(struct pmemram_ctx *ctx, unsigned long block, ui
 	if (!ret)
 		return -EINVAL;
 	for (;;) {
-		bool unbound, unlinked;
+		bool in_device, unbound, unlinked;
 
 		r = pmemram_observe_block(ctx, block, &o);
 		if (r < 0)
 			return r;
-		unbound = o->observed.n_blocks > 0 && o->observed.n_devices > 0 &&
-			  o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND;
+		in_device = o->observed.n_blocks > 0 && o->observed.n_devices > 0;
+		unbound = in_device && o->observed.devices[0].dax.mode == PMEMRAM_DAX_UNBOUND;
 		/* Only on a NUMA kernel: without one no block ever has a node link. */
-		unlinked = o->observed.n_blocks > 0 && o->observed.n_devices > 0 && o->observed.blocks[0].node < 0 &&
+		unlinked = in_device && o->observed.blocks[0].node < 0 &&
 			   sysfs_exists(ctx, "devices/system/node/node0") > 0;
 		if ((!unbound && !unlinked) || now_usec(CLOCK_MONOTONIC) >= deadline) {
 			*ret = o;
