@@ -22,21 +22,19 @@ platform_kernel() {
 # and comments skipped); dies naming file and line when a named patch does
 # not exist or a line names no kernel the series knows.
 read_series() {
-	local series=$here/patches/series line lineno=0
+	local series=$here/patches/series line lineno=0 p kvers=" "
 	patches=()
 	[ -f "$series" ] || return 0
+	for p in "${platforms[@]}"; do kvers+="$(platform_kernel "$p") "; done
 	while IFS= read -r line || [ -n "$line" ]; do
 		lineno=$((lineno + 1))
 		line=${line%%#*}
 		line=$(echo "$line" | xargs)
 		[ -n "$line" ] || continue
-		case ${line%%/*} in
-		6.1 | 6.12) ;;
-		*)
-			echo "kernel: error: $series:$lineno: '$line' does not start with a kernel version (6.1/ or 6.12/)" >&2
+		if [[ $kvers != *" ${line%%/*} "* ]]; then
+			echo "kernel: error: $series:$lineno: '$line' does not start with a platform's kernel version (one of:${kvers% })" >&2
 			exit 1
-			;;
-		esac
+		fi
 		if [ ! -f "$here/patches/$line" ]; then
 			echo "kernel: error: $series:$lineno: patch '$line' does not exist" >&2
 			exit 1
