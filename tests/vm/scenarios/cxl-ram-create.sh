@@ -15,10 +15,7 @@ conf=/etc/pmemram/pmemram.conf
 cxl=/sys/bus/cxl/devices
 
 cxl_modules_ok
-regions() { find "$cxl/" -maxdepth 1 -name 'region*' -printf '%f\n' | sort | paste -sd' ' -; }
-# The dax device of CXL region $1, nothing when it has none (yet).
-region_dax() { find "$cxl/$1/" -mindepth 2 -maxdepth 2 -path '*/dax_region*/dax[0-9]*' -printf '%f\n' | head -n 1; }
-is "no CXL region at boot" "$(regions)" ""
+is "no CXL region at boot" "$(cxl_regions)" ""
 serial=$(cat "$cxl/mem0/serial")
 is "mem0's serial is the one QEMU was given" "$serial" 0x5eed0101
 
@@ -30,15 +27,15 @@ is "pmemramctl plan: a RAM region of mem0, 512 MiB on decoder0.0, destroying not
 	"$(jq -r '.actions[0] | "\(.action) \(.device) \(.mode) \(.size) \(.root_decoder) \(.uuid) \(.destroys_data)"' \
 		"$PMEMRAM_OUT/plan.json")" \
 	"create-cxl-region mem0 ram 536870912 decoder0.0 null false"
-is "a plan makes nothing" "$(regions)" ""
+is "a plan makes nothing" "$(cxl_regions)" ""
 
 t0=$EPOCHREALTIME
 must "reload pmemramd with create-region = ram" systemctl reload pmemramd.service
 # shellcheck disable=SC2016 # expanded by wait_for
 ok "a RAM region of mem0 and its dax device appear" \
-	wait_for 60 'R=$(regions) && [ -n "$R" ] && [ -n "$(region_dax "$R")" ]'
-R=$(regions)
-D=$(region_dax "$R")
+	wait_for 60 'R=$(cxl_regions) && [ -n "$R" ] && [ -n "$(cxl_region_dax "$R")" ]'
+R=$(cxl_regions)
+D=$(cxl_region_dax "$R")
 [ -n "$D" ] || bail "no RAM region or no dax device in it"
 nd=$(dev_blocks "$D" | grep -c .)
 ok "$D online as Movable under the claim ($nd blocks)" \
@@ -62,7 +59,7 @@ is "status: onlined by $by, as the journal tells" \
 
 must "restart pmemramd" systemctl restart pmemramd.service
 must "pmemramctl reconcile" pmemramctl reconcile
-is "no second region: $R is mem0's" "$(regions)" "$R"
+is "no second region: $R is mem0's" "$(cxl_regions)" "$R"
 is "daemon: $D still converged" "$(daemon_verdict "$D")" "converged none"
 
 done_testing

@@ -35,8 +35,8 @@ must "cxl create-region -t ram -w 2" sh -c \
 R=$(jq -r '.region' "$PMEMRAM_OUT/region.json")
 is "cxl list: $R interleaves 2 ways, 1 GiB" \
 	"$(cxl list -R -r "$R" | jq -r '.[0] | "\(.interleave_ways) \(.size)"')" "2 $((1 << 30))"
-ok "$R gets a dax device" wait_for 30 'ls /sys/bus/cxl/devices/$R/dax_region*/ 2>/dev/null | grep -q "^dax"'
-D=$(ls "/sys/bus/cxl/devices/$R"/dax_region*/ | grep '^dax' | head -n 1)
+ok "$R gets a dax device" wait_for 30 '[ -n "$(cxl_region_dax "$R")" ]'
+D=$(cxl_region_dax "$R")
 nd=$(dev_blocks "$D" | grep -c .)
 ok "the kernel bound $D to kmem and onlined its $nd blocks" \
 	wait_for 30 '[ "$(dev_driver "$D")" = kmem ] && [ "$(dev_state "$D" | cut -d" " -f1,2)" = "$nd online" ]'

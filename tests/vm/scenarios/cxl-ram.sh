@@ -34,8 +34,8 @@ must "(re)start pmemramd claiming another memdev" systemctl restart pmemramd.ser
 ram_region() {
 	cxl create-region -d decoder0.0 -t ram -m mem0 >"$PMEMRAM_OUT/region.json" || return 1
 	R=$(jq -r '.region' "$PMEMRAM_OUT/region.json")
-	wait_for 30 'ls /sys/bus/cxl/devices/$R/dax_region*/ 2>/dev/null | grep -q "^dax"' || return 1
-	D=$(ls "/sys/bus/cxl/devices/$R"/dax_region*/ | grep '^dax' | head -n 1)
+	wait_for 30 '[ -n "$(cxl_region_dax "$R")" ]' || return 1
+	D=$(cxl_region_dax "$R")
 }
 R= D=
 ram_region

@@ -103,8 +103,8 @@ if [ -n "$serial" ]; then
 	start=$EPOCHREALTIME
 	show cxl create-region -d decoder0.0 -t ram -m mem0
 	R=$(cxl list -R | jq -r '.[0].region')
-	wait_for 30 'ls /sys/bus/cxl/devices/$R/dax_region*/ 2>/dev/null | grep -q "^dax"'
-	dev=$(ls "/sys/bus/cxl/devices/$R"/dax_region*/ 2>/dev/null | grep '^dax' | head -n 1)
+	wait_for 30 '[ -n "$(cxl_region_dax "$R")" ]'
+	dev=$(cxl_region_dax "$R")
 	wait_for 60 '[ "$(daemon_verdict "$dev")" = "converged none" ]'
 	awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "region made and online as Movable in %.2f s\n", b - a }' >>"$report"
 	show cat "/etc/pmemram/pmemram.conf.d/50-pmemramctl-demo.conf"

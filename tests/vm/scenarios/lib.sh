@@ -374,6 +374,16 @@ host_request() {
 
 # ---- CXL and daxctl ----
 
+# cxl_regions: the CXL regions (bus/cxl), sorted, on one line; empty when none.
+cxl_regions() { find /sys/bus/cxl/devices/ -maxdepth 1 -name 'region*' -printf '%f\n' | sort | paste -sd' ' -; }
+
+# cxl_region_dax REGION: the dax device of CXL region REGION ("region0"),
+# nothing when it has none (yet).
+cxl_region_dax() {
+	find "/sys/bus/cxl/devices/$1/" -mindepth 2 -maxdepth 2 -path '*/dax_region*/dax[0-9]*' -printf '%f\n' 2>/dev/null |
+		head -n 1
+}
+
 # cxl_modules_ok: one assertion for each CXL module that udev loads for
 # QEMU's CXL host bridge and type-3 devices.
 cxl_modules_ok() {

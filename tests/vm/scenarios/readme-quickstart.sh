@@ -22,7 +22,7 @@ cxl_modules_ok
 commands=$(awk '/^## Quick start/ { on = 1; next } /^## / { on = 0 } on && /^    pmemramctl / { sub(/^    /, ""); print }' \
 	"$readme")
 note "the README's commands: $(paste -sd';' - <<<"$commands")"
-is "the README's quick start has the six pmemramctl commands" "$(sed 's/ .*//;s/^pmemramctl //' <<<"$commands" | wc -l)" 6
+is "the README's quick start has the six pmemramctl commands" "$(wc -l <<<"$commands")" 6
 
 # run_readme N: the README's Nth pmemramctl command, as written; its output
 # goes to the transcript, its exit status to stdout.
@@ -46,16 +46,15 @@ rc=$(run_readme 3)
 note "the claim as written exited $rc"
 ok "the claim as written warns: mem0 is in no region, add --create-region=ram" \
 	grep -q 'CXL memdev 0x5eed0101 has no region with a dax device.*--create-region=ram' "$transcript"
-is "the claim as written leaves the memory where it was: no region" \
-	"$(find /sys/bus/cxl/devices/ -maxdepth 1 -name 'region*' | wc -l)" 0
+is "the claim as written leaves the memory where it was: no region" "$(cxl_regions)" ""
 # What the README says next, for a kernel that made no region.
 printf '\n$ %s --create-region=ram\n' "$claim" >>"$transcript"
 ok "the claim with --create-region=ram, as the README says" sh -c "$claim --create-region=ram >>'$transcript' 2>&1"
 # pmemramd makes the region after the reload: its dax device comes a moment later.
-region_dax() { find /sys/bus/cxl/devices/region*/ -mindepth 2 -maxdepth 2 -path '*/dax_region*/dax[0-9]*' -printf '%f\n' 2>/dev/null | head -n 1; }
 # shellcheck disable=SC2016 # expanded by wait_for
-ok "its memory is online as Movable" wait_for 60 'dax=$(region_dax) && [ -n "$dax" ] && [ "$(dev_state "$dax")" = "4 online Movable" ]'
-dax=$(region_dax)
+ok "its memory is online as Movable" \
+	wait_for 60 'dax=$(cxl_region_dax "$(cxl_regions)") && [ -n "$dax" ] && [ "$(dev_state "$dax")" = "4 online Movable" ]'
+dax=$(cxl_region_dax "$(cxl_regions)")
 note "the expander's dax device: $dax"
 is "4. pmemramctl status" "$(run_readme 4)" 0
 ok "status shows it as system-ram" grep -q "^  $dax *system-ram" "$transcript"
