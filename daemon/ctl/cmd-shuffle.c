@@ -60,14 +60,14 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 		(void)ctl_read_failed(ctx, "the kernel command line", r);
 		return CTL_EXIT_OK;
 	}
-	r = pmemram_bootparam_read(ctl_boot_root(), &s->boot);
+	r = pmemram_bootparam_read(ctl_boot_root(), &pmemram_boot_shuffle, &s->boot);
 	if (r < 0) {
 		const char *root = streq(ctl_boot_root(), "/") ? "" : ctl_boot_root();
 
 		/* The reader does not say which file failed: name the ones it reads. */
 		fprintf(stderr, "%s: cannot read the boot configuration (%s%s, %s%s or %s%s): %s\n",
-			program_invocation_short_name, root, PMEMRAM_KERNEL_CMDLINE_PATH, root, PMEMRAM_GRUB_DEFAULT_PATH,
-			root, PMEMRAM_GRUB_DROPIN_PATH, strerror(-r));
+			program_invocation_short_name, root, PMEMRAM_KERNEL_CMDLINE_PATH, root,
+			PMEMRAM_GRUB_DEFAULT_PATH, root, pmemram_boot_shuffle.dropin, strerror(-r));
 		return CTL_EXIT_OK;
 	}
 	r = pmemram_shuffle_policy_evaluate(policy, nodes, &s->kernel, s->topology, s->cmdline, &s->boot, &s->policy);
@@ -270,9 +270,11 @@ static void shuffle_help(void)
 static int write_boot(const char *want, struct json_object *out, const char **ret_done, bool *ret_changed)
 {
 	struct pmemram_bootparam_change change = {};
+	const char *values[PMEMRAM_BOOT_KEYS_MAX] = { want };
 	int r;
 
-	r = pmemram_bootparam_write(ctl_boot_root(), boot_update_command(), want, &change);
+	r = pmemram_bootparam_write(ctl_boot_root(), boot_update_command(), &pmemram_boot_shuffle, values, want,
+				    &change);
 	json_add(out, "changed", json_object_new_boolean(change.changed));
 	json_add(out, "path", json_object_new_string(change.path));
 	json_add_string_or_null(out, "update_command", change.update_command[0] ? change.update_command : NULL);

@@ -56,7 +56,7 @@ static int evaluate_shuffle(struct manager *m, const struct pmemram_topology *to
 	if (r >= 0)
 		r = pmemram_cmdline_read(m->ctx, &cmdline);
 	if (r >= 0)
-		r = pmemram_bootparam_read("/", &boot);
+		r = pmemram_bootparam_read("/", &pmemram_boot_shuffle, &boot);
 	if (r >= 0)
 		r = pmemram_shuffle_policy_evaluate_config(m->config, k, topology, cmdline, &boot, &m->shuffle);
 	pmemram_topology_free(t);

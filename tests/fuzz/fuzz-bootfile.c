@@ -37,7 +37,7 @@ static void put(const char *file, const uint8_t *data, size_t size)
 static void clean(void)
 {
 	static const char *const files[] = { PMEMRAM_KERNEL_CMDLINE_PATH, PMEMRAM_GRUB_DEFAULT_PATH,
-					     PMEMRAM_GRUB_DROPIN_PATH };
+					     "/etc/default/grub.d/60-pmemram.cfg" };
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -77,9 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	value = values[(data[0] >> 1) % 3];
 	put(data[0] & 1 ? PMEMRAM_GRUB_DEFAULT_PATH : PMEMRAM_KERNEL_CMDLINE_PATH, data + 1, size - 1);
 
-	(void)pmemram_bootparam_read(root, &b);
-	if (pmemram_bootparam_write(root, NULL, value, &change) == 0 && value) {
-		if (pmemram_bootparam_read(root, &b) != 0 || !b.present || strcmp(b.value, value) != 0)
+	const char *words[PMEMRAM_BOOT_KEYS_MAX] = { value };
+
+	(void)pmemram_bootparam_read(root, &pmemram_boot_shuffle, &b);
+	if (pmemram_bootparam_write(root, NULL, &pmemram_boot_shuffle, words, value, &change) == 0 && value) {
+		if (pmemram_bootparam_read(root, &pmemram_boot_shuffle, &b) != 0 || !b.param[0].present ||
+		    strcmp(b.param[0].value, value) != 0)
 			abort();
 	}
 	return 0;

@@ -134,10 +134,18 @@ static void test_cmdline_set(void **state)
 
 /* ---- files under a temporary root ------------------------------------------------------------- */
 
-/* The update command pmemram_bootparam_write() gets: NULL (update-grub, never run for a temporary
+/* The update command write_shuffle() gets: NULL (update-grub, never run for a temporary
  * root), "" (none), or a stand-in script. */
 static const char *update;
 static char update_path[PATH_MAX];
+
+/* page_alloc.shuffle=value (NULL: none of pmemram's), as pmemramctl shuffle apply writes it. */
+static int write_shuffle(const char *root, const char *command, const char *value, struct pmemram_bootparam_change *c)
+{
+	const char *values[PMEMRAM_BOOT_KEYS_MAX] = { value };
+
+	return pmemram_bootparam_write(root, command, &pmemram_boot_shuffle, values, value, c);
+}
 
 static int root_setup(void **state)
 {
@@ -196,12 +204,12 @@ static void expect_read(const char *root, enum pmemram_bootloader loader, const 
 {
 	struct pmemram_bootparam b;
 
-	assert_int_equal(pmemram_bootparam_read(root, &b), 0);
+	assert_int_equal(pmemram_bootparam_read(root, &pmemram_boot_shuffle, &b), 0);
 	assert_string_equal(pmemram_bootloader_to_string(b.loader), pmemram_bootloader_to_string(loader));
 	assert_string_equal(b.path, path);
-	assert_int_equal(b.present, value != NULL);
+	assert_int_equal(b.param[0].present, value != NULL);
 	if (value)
-		assert_string_equal(b.value, value);
+		assert_string_equal(b.param[0].value, value);
 	assert_int_equal(b.written_by_pmemram, ours);
 }
 
@@ -209,7 +217,7 @@ static void expect_write(const char *root, const char *value, int error, bool ch
 {
 	struct pmemram_bootparam_change c;
 
-	assert_int_equal(pmemram_bootparam_write(root, update, value, &c), error);
+	assert_int_equal(write_shuffle(root, update, value, &c), error);
 	assert_int_equal(c.changed, changed);
 	assert_string_equal(c.path, path);
 	if (error == 0 && !changed) {
@@ -238,7 +246,7 @@ static void test_host_root_refuses_command(void **state)
 	struct pmemram_bootparam_change c;
 
 	(void)state;
-	assert_int_equal(pmemram_bootparam_write("/", "/bin/true", "1", &c), -EPERM);
+	assert_int_equal(write_shuffle("/", "/bin/true", "1", &c), -EPERM);
 	assert_false(c.changed);
 	assert_int_equal(c.update_status, -1);
 }
@@ -251,9 +259,9 @@ static void test_none(void **state)
 	expect_read(root, PMEMRAM_BOOTLOADER_NONE, "", NULL, false);
 	expect_write(root, "1", -ENOENT, false, "");
 	expect_write(root, NULL, -ENOENT, false, "");
-	assert_int_equal(pmemram_bootparam_write(root, update, "yes", &c), -EINVAL);
-	assert_int_equal(pmemram_bootparam_write(root, update, "", &c), -EINVAL);
-	assert_int_equal(pmemram_bootparam_write("", update, "1", &c), -EINVAL);
+	assert_int_equal(write_shuffle(root, update, "a b", &c), -EINVAL);
+	assert_int_equal(write_shuffle(root, update, "", &c), -EINVAL);
+	assert_int_equal(write_shuffle("", update, "1", &c), -EINVAL);
 	assert_string_equal(pmemram_bootloader_to_string(PMEMRAM_BOOTLOADER_GRUB), "grub");
 	assert_string_equal(pmemram_bootloader_to_string(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE), "kernel-cmdline");
 	assert_null(pmemram_bootloader_to_string(_PMEMRAM_BOOTLOADER_MAX));
@@ -293,12 +301,12 @@ static void test_kernel_cmdline_open_quote(void **state)
 	struct pmemram_bootparam_change c;
 
 	assert_int_equal(fake_sysfs_write(root, CMDLINE, "root=UUID=12 ro x=\"a b\n"), 0);
-	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), -EBADMSG);
+	assert_int_equal(write_shuffle(root, update, "1", &c), -EBADMSG);
 	assert_false(c.changed);
 	assert_string_equal(c.path, "/" CMDLINE);
 	assert_string_equal(c.detail, "the double quote at byte 19 is never closed");
 	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
-	assert_int_equal(pmemram_bootparam_write(root, update, NULL, &c), -EBADMSG);
+	assert_int_equal(write_shuffle(root, update, NULL, &c), -EBADMSG);
 	assert_string_equal(slurp(root, CMDLINE), "root=UUID=12 ro x=\"a b\n");
 }
 
@@ -360,7 +368,7 @@ static void test_grub(void **state)
 	expect_write(root, "1", 0, true, "/" DROPIN);
 	assert_int_equal(mode_of(root, "etc/default/grub.d"), 0755);
 	assert_int_equal(mode_of(root, DROPIN), 0644);
-	assert_non_null(strstr(slurp(root, DROPIN), "\n" PMEMRAM_GRUB_MARKER "1\n"));
+	assert_non_null(strstr(slurp(root, DROPIN), "\n# pmemram-shuffle: 1\n"));
 	expect_read(root, PMEMRAM_BOOTLOADER_GRUB, "/" DROPIN, "1", true);
 
 	words = grub_source(root, "sh");
@@ -446,11 +454,11 @@ static void test_grub_default(void **state)
 
 	/* what sh could not source, and a drop-in that is not ours */
 	assert_int_equal(fake_sysfs_write(root, GRUB, "GRUB_CMDLINE_LINUX=\"quiet\n"), 0);
-	assert_int_equal(pmemram_bootparam_read(root, &b), -EBADMSG);
+	assert_int_equal(pmemram_bootparam_read(root, &pmemram_boot_shuffle, &b), -EBADMSG);
 	assert_int_equal(fake_sysfs_write(root, GRUB, "GRUB_CMDLINE_LINUX=\"quiet\"\n"), 0);
 	assert_int_equal(fake_sysfs_write(root, DROPIN, "GRUB_CMDLINE_LINUX=\"\"\n"), 0);
-	assert_int_equal(pmemram_bootparam_read(root, &b), -EBADMSG);
-	assert_int_equal(pmemram_bootparam_read(NULL, &b), -EINVAL);
+	assert_int_equal(pmemram_bootparam_read(root, &pmemram_boot_shuffle, &b), -EBADMSG);
+	assert_int_equal(pmemram_bootparam_read(NULL, &pmemram_boot_shuffle, &b), -EINVAL);
 }
 
 static void test_grub_update(void **state)
@@ -461,13 +469,13 @@ static void test_grub_update(void **state)
 	assert_int_equal(fake_sysfs_write(root, GRUB, "GRUB_CMDLINE_LINUX=\"\"\n"), 0);
 
 	/* for a root other than "/", update-grub itself never runs: it would update the running system */
-	assert_int_equal(pmemram_bootparam_write(root, update, "0", &c), 0);
+	assert_int_equal(write_shuffle(root, update, "0", &c), 0);
 	assert_true(c.changed);
 	assert_string_equal(c.update_command, "");
 	assert_int_equal(c.update_status, -1);
 
 	fake_update_command(root, 0);
-	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), 0);
+	assert_int_equal(write_shuffle(root, update, "1", &c), 0);
 	assert_true(c.changed);
 	assert_string_equal(c.update_command, "update.sh");
 	assert_int_equal(c.update_status, 0);
@@ -475,13 +483,13 @@ static void test_grub_update(void **state)
 	expect_write(root, "1", 0, false, "/" DROPIN);
 	assert_string_equal(slurp(root, "ran"), "ran\n");
 	/* removing the drop-in changes the configuration too */
-	assert_int_equal(pmemram_bootparam_write(root, update, NULL, &c), 0);
+	assert_int_equal(write_shuffle(root, update, NULL, &c), 0);
 	assert_int_equal(c.update_status, 0);
 	assert_string_equal(slurp(root, "ran"), "ran\nran\n");
 
 	/* a failing tool: the file is written all the same, the caller learns what failed how */
 	fake_update_command(root, 3);
-	assert_int_equal(pmemram_bootparam_write(root, update, "0", &c), -EIO);
+	assert_int_equal(write_shuffle(root, update, "0", &c), -EIO);
 	assert_true(c.changed);
 	assert_string_equal(c.path, "/" DROPIN);
 	assert_string_equal(c.update_command, "update.sh");
@@ -491,7 +499,7 @@ static void test_grub_update(void **state)
 
 	/* one that cannot be started */
 	update = "/nonexistent/update-grub";
-	assert_int_equal(pmemram_bootparam_write(root, update, "1", &c), -EIO);
+	assert_int_equal(write_shuffle(root, update, "1", &c), -EIO);
 	assert_string_equal(c.update_command, "update-grub");
 	assert_int_equal(c.update_status, 127);
 }

@@ -38,8 +38,8 @@ static struct pmemram_bootparam boot(enum pmemram_bootloader loader, const char 
 
 	strcpy(b.path, loader == PMEMRAM_BOOTLOADER_GRUB ? "/etc/default/grub.d/60-pmemram.cfg" : "/etc/kernel/cmdline");
 	if (value) {
-		b.present = true;
-		strcpy(b.value, value);
+		b.param[0].present = true;
+		strcpy(b.param[0].value, value);
 	}
 	return b;
 }

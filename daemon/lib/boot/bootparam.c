@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* page_alloc.shuffle for the next boot: /etc/kernel/cmdline or a grub drop-in, read, written, update-grub run. */
+/* Kernel parameters for the next boot: /etc/kernel/cmdline or a grub drop-in, read, written, update-grub run. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,6 +17,29 @@ static const char *const bootloader_names[_PMEMRAM_BOOTLOADER_MAX] = {
 const char *pmemram_bootloader_to_string(enum pmemram_bootloader b)
 {
 	return (unsigned)b < ELEMENTSOF(bootloader_names) ? bootloader_names[b] : NULL;
+}
+
+const struct pmemram_boot_setting pmemram_boot_shuffle = {
+	.name = "shuffle",
+	.config_key = "shuffle",
+	.dropin = PMEMRAM_GRUB_DROPIN_DIR "/60-pmemram.cfg",
+	.keys = { PMEMRAM_SHUFFLE_PARAM },
+};
+
+const struct pmemram_boot_setting pmemram_boot_hotplug = {
+	.name = "hotplug",
+	.config_key = "hotplug-policy",
+	.dropin = PMEMRAM_GRUB_DROPIN_DIR "/61-pmemram-hotplug.cfg",
+	.keys = { PMEMRAM_MEMHP_PARAM, PMEMRAM_ONLINE_POLICY_PARAM },
+};
+
+static size_t n_keys(const struct pmemram_boot_setting *s)
+{
+	size_t n = 0;
+
+	while (n < PMEMRAM_BOOT_KEYS_MAX && s->keys[n])
+		n++;
+	return n;
 }
 
 /* ---- files below the root ---------------------------------------------------------------- */
@@ -186,9 +209,9 @@ static int shell_get(const char *text, const char *name, char **ret)
 }
 
 /* What /etc/default/grub alone gives: its two variables joined as grub's 10_linux joins them. */
-static int grub_default_get(const char *path, char **ret_value)
+static int grub_default_line(const char *path, char **ret_line)
 {
-	_cleanup_(freep) char *text = NULL, *base = NULL, *dflt = NULL, *line = NULL;
+	_cleanup_(freep) char *text = NULL, *base = NULL, *dflt = NULL;
 	int r;
 
 	r = read_file(path, &text);
@@ -200,9 +223,9 @@ static int grub_default_get(const char *path, char **ret_value)
 	r = shell_get(text, "GRUB_CMDLINE_LINUX_DEFAULT", &dflt);
 	if (r < 0)
 		return r;
-	if (asprintf(&line, "%s %s", base ?: "", dflt ?: "") < 0)
+	if (asprintf(ret_line, "%s %s", base ?: "", dflt ?: "") < 0)
 		return -ENOMEM;
-	return pmemram_cmdline_get(line, PMEMRAM_SHUFFLE_PARAM, ret_value);
+	return 0;
 }
 
 /* ---- the grub drop-in -------------------------------------------------------------------- */
@@ -210,136 +233,179 @@ static int grub_default_get(const char *path, char **ret_value)
 /*
  * Sourced by update-grub (grub-mkconfig, under "set -e") after /etc/default/grub and the drop-ins before
  * it.  It splits both variables into words as the kernel will, so a quoted word with blanks stays one
- * word, drops every word for the parameter from the kernel's part of the line and adds pmemram's own
- * at the end of that part: after GRUB_CMDLINE_LINUX_DEFAULT, or before a "--" that starts init's part.
- * Only names starting with pmemram_ are used, and removed again.  %s: the value for the marker, a case
- * pattern for the key, the value to add.
+ * word, drops every word for the setting's parameters from the kernel's part of the line and adds
+ * pmemram's own at the end of that part: after GRUB_CMDLINE_LINUX_DEFAULT, or before a "--" that starts
+ * init's part.  Only names starting with pmemram_ are used, and removed again.  %s: the key of
+ * pmemram.conf, the setting's name and marker text, the parameters for a comment, a case pattern for
+ * them, the words to add.
  */
-#define GRUB_DROPIN_FORMAT \
-	"# This file belongs to pmemram: pmemramctl and pmemramd rewrite or remove it to match the shuffle\n" \
-	"# key of pmemram.conf.  Change that key instead of this file; changes here will be lost.\n" \
-	PMEMRAM_GRUB_MARKER "%s\n" \
-	"#\n" \
-	"# update-grub reads /etc/default/grub, then /etc/default/grub.d/*.cfg in order.  This removes every\n" \
-	"# " PMEMRAM_SHUFFLE_PARAM " the files before it set in GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT,\n" \
-	"# keeping all other words, and adds pmemram's at the end of the kernel's parameters.\n" \
-	"\n" \
-	"pmemram_shuffle_edit() {\n" \
-	"\tpmemram_in=$1\n" \
-	"\tpmemram_out=\n" \
-	"\twhile :; do\n" \
-	"\t\tpmemram_in=${pmemram_in#\"${pmemram_in%%%%[!$pmemram_blank]*}\"}\n" \
-	"\t\tif [ -z \"$pmemram_in\" ]; then\n" \
-	"\t\t\tbreak\n" \
-	"\t\tfi\n" \
-	"\t\t# a word ends at a blank outside double quotes\n" \
-	"\t\tpmemram_word=\n" \
-	"\t\tpmemram_quoted=\n" \
-	"\t\twhile [ -n \"$pmemram_in\" ]; do\n" \
-	"\t\t\tif [ -n \"$pmemram_quoted\" ]; then\n" \
-	"\t\t\t\tpmemram_run=${pmemram_in%%%%\\\"*}\n" \
-	"\t\t\telse\n" \
-	"\t\t\t\tpmemram_run=${pmemram_in%%%%[\\\"$pmemram_blank]*}\n" \
-	"\t\t\tfi\n" \
-	"\t\t\tpmemram_word=$pmemram_word$pmemram_run\n" \
-	"\t\t\tpmemram_in=${pmemram_in#\"$pmemram_run\"}\n" \
-	"\t\t\tcase $pmemram_in in\n" \
-	"\t\t\t\\\"*)\n" \
-	"\t\t\t\tpmemram_word=$pmemram_word\\\"\n" \
-	"\t\t\t\tpmemram_in=${pmemram_in#?}\n" \
-	"\t\t\t\tif [ -n \"$pmemram_quoted\" ]; then\n" \
-	"\t\t\t\t\tpmemram_quoted=\n" \
-	"\t\t\t\telse\n" \
-	"\t\t\t\t\tpmemram_quoted=1\n" \
-	"\t\t\t\tfi\n" \
-	"\t\t\t\t;;\n" \
-	"\t\t\t*)\n" \
-	"\t\t\t\tbreak\n" \
-	"\t\t\t\t;;\n" \
-	"\t\t\tesac\n" \
-	"\t\tdone\n" \
-	"\t\t# its key, as the kernel reads it: no leading quote, nothing from the first '='\n" \
-	"\t\tcase $pmemram_word in\n" \
-	"\t\t\\\"*=*)\n" \
-	"\t\t\tpmemram_key=${pmemram_word#?}\n" \
-	"\t\t\t;;\n" \
-	"\t\t\\\"*)\n" \
-	"\t\t\tpmemram_key=${pmemram_word#?}\n" \
-	"\t\t\tpmemram_key=${pmemram_key%%\\\"}\n" \
-	"\t\t\t;;\n" \
-	"\t\t*)\n" \
-	"\t\t\tpmemram_key=$pmemram_word\n" \
-	"\t\t\t;;\n" \
-	"\t\tesac\n" \
-	"\t\tpmemram_key=${pmemram_key%%%%=*}\n" \
-	"\t\tif [ -n \"$pmemram_init\" ]; then\n" \
-	"\t\t\t:\n" \
-	"\t\telif [ \"$pmemram_key\" = -- ] && [ \"$pmemram_word\" = \"${pmemram_word%%%%=*}\" ]; then\n" \
-	"\t\t\tpmemram_init=1\n" \
-	"\t\t\tif [ -n \"$pmemram_add\" ]; then\n" \
-	"\t\t\t\tpmemram_out=${pmemram_out:+$pmemram_out }$pmemram_add\n" \
-	"\t\t\t\tpmemram_add=\n" \
-	"\t\t\tfi\n" \
-	"\t\telse\n" \
-	"\t\t\tcase $pmemram_key in\n" \
-	"\t\t\t%s)\n" \
-	"\t\t\t\tcontinue\n" \
-	"\t\t\t\t;;\n" \
-	"\t\t\tesac\n" \
-	"\t\tfi\n" \
-	"\t\tpmemram_out=${pmemram_out:+$pmemram_out }$pmemram_word\n" \
-	"\tdone\n" \
-	"}\n" \
-	"\n" \
-	"pmemram_blank=' \t\n'\n" \
-	"pmemram_add='" PMEMRAM_SHUFFLE_PARAM "=%s'\n" \
-	"pmemram_init=\n" \
-	"pmemram_shuffle_edit \"${GRUB_CMDLINE_LINUX-}\"\n" \
-	"GRUB_CMDLINE_LINUX=$pmemram_out\n" \
-	"pmemram_shuffle_edit \"${GRUB_CMDLINE_LINUX_DEFAULT-}\"\n" \
-	"GRUB_CMDLINE_LINUX_DEFAULT=$pmemram_out\n" \
-	"if [ -n \"$pmemram_add\" ]; then\n" \
+#define GRUB_DROPIN_FORMAT                                                                                       \
+	"# This file belongs to pmemram: pmemramctl and pmemramd rewrite or remove it to match the %s\n"         \
+	"# key of pmemram.conf.  Change that key instead of this file; changes here will be lost.\n"             \
+	"# pmemram-%s: %s\n"                                                                                     \
+	"#\n"                                                                                                    \
+	"# update-grub reads /etc/default/grub, then /etc/default/grub.d/*.cfg in order.  This removes every\n"  \
+	"# %s the files before it set in GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT,\n"                    \
+	"# keeping all other words, and adds pmemram's at the end of the kernel's parameters.\n"                 \
+	"\n"                                                                                                     \
+	"pmemram_edit() {\n"                                                                                     \
+	"\tpmemram_in=$1\n"                                                                                      \
+	"\tpmemram_out=\n"                                                                                       \
+	"\twhile :; do\n"                                                                                        \
+	"\t\tpmemram_in=${pmemram_in#\"${pmemram_in%%%%[!$pmemram_blank]*}\"}\n"                                 \
+	"\t\tif [ -z \"$pmemram_in\" ]; then\n"                                                                  \
+	"\t\t\tbreak\n"                                                                                          \
+	"\t\tfi\n"                                                                                               \
+	"\t\t# a word ends at a blank outside double quotes\n"                                                   \
+	"\t\tpmemram_word=\n"                                                                                    \
+	"\t\tpmemram_quoted=\n"                                                                                  \
+	"\t\twhile [ -n \"$pmemram_in\" ]; do\n"                                                                 \
+	"\t\t\tif [ -n \"$pmemram_quoted\" ]; then\n"                                                            \
+	"\t\t\t\tpmemram_run=${pmemram_in%%%%\\\"*}\n"                                                           \
+	"\t\t\telse\n"                                                                                           \
+	"\t\t\t\tpmemram_run=${pmemram_in%%%%[\\\"$pmemram_blank]*}\n"                                           \
+	"\t\t\tfi\n"                                                                                             \
+	"\t\t\tpmemram_word=$pmemram_word$pmemram_run\n"                                                         \
+	"\t\t\tpmemram_in=${pmemram_in#\"$pmemram_run\"}\n"                                                      \
+	"\t\t\tcase $pmemram_in in\n"                                                                            \
+	"\t\t\t\\\"*)\n"                                                                                         \
+	"\t\t\t\tpmemram_word=$pmemram_word\\\"\n"                                                               \
+	"\t\t\t\tpmemram_in=${pmemram_in#?}\n"                                                                   \
+	"\t\t\t\tif [ -n \"$pmemram_quoted\" ]; then\n"                                                          \
+	"\t\t\t\t\tpmemram_quoted=\n"                                                                            \
+	"\t\t\t\telse\n"                                                                                         \
+	"\t\t\t\t\tpmemram_quoted=1\n"                                                                           \
+	"\t\t\t\tfi\n"                                                                                           \
+	"\t\t\t\t;;\n"                                                                                           \
+	"\t\t\t*)\n"                                                                                             \
+	"\t\t\t\tbreak\n"                                                                                        \
+	"\t\t\t\t;;\n"                                                                                           \
+	"\t\t\tesac\n"                                                                                           \
+	"\t\tdone\n"                                                                                             \
+	"\t\t# its key, as the kernel reads it: no leading quote, nothing from the first '='\n"                  \
+	"\t\tcase $pmemram_word in\n"                                                                            \
+	"\t\t\\\"*=*)\n"                                                                                         \
+	"\t\t\tpmemram_key=${pmemram_word#?}\n"                                                                  \
+	"\t\t\t;;\n"                                                                                             \
+	"\t\t\\\"*)\n"                                                                                           \
+	"\t\t\tpmemram_key=${pmemram_word#?}\n"                                                                  \
+	"\t\t\tpmemram_key=${pmemram_key%%\\\"}\n"                                                               \
+	"\t\t\t;;\n"                                                                                             \
+	"\t\t*)\n"                                                                                               \
+	"\t\t\tpmemram_key=$pmemram_word\n"                                                                      \
+	"\t\t\t;;\n"                                                                                             \
+	"\t\tesac\n"                                                                                             \
+	"\t\tpmemram_key=${pmemram_key%%%%=*}\n"                                                                 \
+	"\t\tif [ -n \"$pmemram_init\" ]; then\n"                                                                \
+	"\t\t\t:\n"                                                                                              \
+	"\t\telif [ \"$pmemram_key\" = -- ] && [ \"$pmemram_word\" = \"${pmemram_word%%%%=*}\" ]; then\n"        \
+	"\t\t\tpmemram_init=1\n"                                                                                 \
+	"\t\t\tif [ -n \"$pmemram_add\" ]; then\n"                                                               \
+	"\t\t\t\tpmemram_out=${pmemram_out:+$pmemram_out }$pmemram_add\n"                                        \
+	"\t\t\t\tpmemram_add=\n"                                                                                 \
+	"\t\t\tfi\n"                                                                                             \
+	"\t\telse\n"                                                                                             \
+	"\t\t\tcase $pmemram_key in\n"                                                                           \
+	"\t\t\t%s)\n"                                                                                            \
+	"\t\t\t\tcontinue\n"                                                                                     \
+	"\t\t\t\t;;\n"                                                                                           \
+	"\t\t\tesac\n"                                                                                           \
+	"\t\tfi\n"                                                                                               \
+	"\t\tpmemram_out=${pmemram_out:+$pmemram_out }$pmemram_word\n"                                           \
+	"\tdone\n"                                                                                               \
+	"}\n"                                                                                                    \
+	"\n"                                                                                                     \
+	"pmemram_blank=' \t\n'\n"                                                                                \
+	"pmemram_add='%s'\n"                                                                                     \
+	"pmemram_init=\n"                                                                                        \
+	"pmemram_edit \"${GRUB_CMDLINE_LINUX-}\"\n"                                                              \
+	"GRUB_CMDLINE_LINUX=$pmemram_out\n"                                                                      \
+	"pmemram_edit \"${GRUB_CMDLINE_LINUX_DEFAULT-}\"\n"                                                      \
+	"GRUB_CMDLINE_LINUX_DEFAULT=$pmemram_out\n"                                                              \
+	"if [ -n \"$pmemram_add\" ]; then\n"                                                                     \
 	"\tGRUB_CMDLINE_LINUX_DEFAULT=${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_CMDLINE_LINUX_DEFAULT }$pmemram_add\n" \
-	"fi\n" \
-	"unset -f pmemram_shuffle_edit\n" \
-	"unset pmemram_blank pmemram_add pmemram_init pmemram_in pmemram_out pmemram_word pmemram_quoted\n" \
+	"fi\n"                                                                                                   \
+	"unset -f pmemram_edit\n"                                                                                \
+	"unset pmemram_blank pmemram_add pmemram_init pmemram_in pmemram_out pmemram_word pmemram_quoted\n"      \
 	"unset pmemram_run pmemram_key\n"
 
-/* A case pattern matching key as the kernel does: "page[-_]alloc.shuffle". */
+/* A case pattern matching key as the kernel does: "page[-_]alloc.shuffle"; the keys joined by '|'. */
 static void key_pattern(const char *key, char *buf)
 {
 	for (; *key; key++)
 		buf += *key == '-' || *key == '_' ? sprintf(buf, "[-_]") : sprintf(buf, "%c", *key);
 }
 
-static int grub_dropin_text(const char *value, char **ret)
+static int grub_dropin_text(const struct pmemram_boot_setting *s, const char *const values[], const char *marker,
+			    char **ret)
 {
-	char pattern[sizeof(PMEMRAM_SHUFFLE_PARAM) * 4];
+	char pattern[PMEMRAM_BOOT_KEYS_MAX * 160] = "", keys[PMEMRAM_BOOT_KEYS_MAX * 48] = "";
+	char add[PMEMRAM_BOOT_KEYS_MAX * (48 + PMEMRAM_BOOT_VALUE_MAX)] = "";
 
-	key_pattern(PMEMRAM_SHUFFLE_PARAM, pattern);
-	if (asprintf(ret, GRUB_DROPIN_FORMAT, value, pattern, value) < 0)
+	for (size_t i = 0; i < n_keys(s); i++) {
+		if (strlen(s->keys[i]) >= 40)
+			return -EINVAL;
+		if (i > 0) {
+			strcat(pattern, "|");
+			strcat(keys, i + 1 < n_keys(s) ? ", " : " or ");
+		}
+		key_pattern(s->keys[i], pattern + strlen(pattern));
+		strcat(keys, s->keys[i]);
+		if (values[i])
+			(void)snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s=%s", add[0] ? " " : "",
+				       s->keys[i], values[i]);
+	}
+	if (asprintf(ret, GRUB_DROPIN_FORMAT, s->config_key, s->name, marker, keys, pattern, add) < 0)
 		return -ENOMEM;
 	return 0;
 }
 
-/* The value on the drop-in's marker line; -EBADMSG when it has none, or an empty one. */
-static int grub_dropin_value(const char *text, char *buf, size_t size)
+/* The text on the drop-in's marker line "# pmemram-NAME: "; -EBADMSG when it has none, or an empty one. */
+static int grub_dropin_marker(const struct pmemram_boot_setting *s, const char *text, char *buf, size_t size)
 {
+	char marker[64];
+	size_t n;
+	int r;
+
+	r = path_printf(marker, sizeof(marker), "# pmemram-%s: ", s->name);
+	if (r < 0)
+		return r;
+	n = strlen(marker);
 	for (const char *p = text; *p; p += strcspn(p, "\n"), p += !!*p)
-		if (strncmp(p, PMEMRAM_GRUB_MARKER, strlen(PMEMRAM_GRUB_MARKER)) == 0) {
+		if (strncmp(p, marker, n) == 0) {
 			size_t len;
 
-			p += strlen(PMEMRAM_GRUB_MARKER);
+			p += n;
 			len = strcspn(p, "\n");
 			return len > 0 ? copy_span(buf, size, p, len) : -EBADMSG;
 		}
 	return -EBADMSG;
 }
 
+/* The words the drop-in adds, from its line "pmemram_add='...'" (malloc'd, "" when it adds none). */
+static int grub_dropin_words(const char *text, char **ret)
+{
+	static const char prefix[] = "pmemram_add='";
+
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += !!*p)
+		if (strncmp(p, prefix, strlen(prefix)) == 0) {
+			const char *end;
+
+			p += strlen(prefix);
+			end = strchr(p, '\'');
+			if (!end || memchr(p, '\n', (size_t)(end - p)))
+				return -EBADMSG;
+			*ret = strndup(p, (size_t)(end - p));
+			return *ret ? 0 : -ENOMEM;
+		}
+	return -EBADMSG;
+}
+
 /* ---- reading ----------------------------------------------------------------------------- */
 
-/* Which configuration the next boot takes, and its file relative to root. */
-static int detect(const char *root, enum pmemram_bootloader *ret_loader, const char **ret_file)
+/* Which configuration the next boot takes, and the setting's file in it, relative to root. */
+static int detect(const char *root, const struct pmemram_boot_setting *s, enum pmemram_bootloader *ret_loader,
+		  const char **ret_file)
 {
 	char path[PATH_MAX];
 	int r;
@@ -363,31 +429,47 @@ static int detect(const char *root, enum pmemram_bootloader *ret_loader, const c
 	if (r < 0)
 		return r;
 	*ret_loader = r > 0 ? PMEMRAM_BOOTLOADER_GRUB : PMEMRAM_BOOTLOADER_NONE;
-	*ret_file = r > 0 ? PMEMRAM_GRUB_DROPIN_PATH : "";
+	*ret_file = r > 0 ? s->dropin : "";
 	return 0;
 }
 
-static int set_value(struct pmemram_bootparam *b, const char *value)
+/* Each of the setting's keys as line gives it to the kernel. */
+static int get_params(const struct pmemram_boot_setting *s, const char *line, struct pmemram_bootparam *b)
 {
-	int r = copy_span(b->value, sizeof(b->value), value, strlen(value));
+	for (size_t i = 0; i < n_keys(s); i++) {
+		_cleanup_(freep) char *value = NULL;
+		int r = pmemram_cmdline_get(line, s->keys[i], &value);
 
-	if (r < 0)
-		return -E2BIG;
-	b->present = true;
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (copy_span(b->param[i].value, sizeof(b->param[i].value), value, strlen(value)) < 0)
+			return -E2BIG;
+		b->param[i].present = true;
+	}
 	return 0;
 }
 
-int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret)
+static bool any_present(const struct pmemram_bootparam *b)
+{
+	for (size_t i = 0; i < PMEMRAM_BOOT_KEYS_MAX; i++)
+		if (b->param[i].present)
+			return true;
+	return false;
+}
+
+int pmemram_bootparam_read(const char *root, const struct pmemram_boot_setting *s, struct pmemram_bootparam *ret)
 {
 	struct pmemram_bootparam b = {};
-	_cleanup_(freep) char *text = NULL, *value = NULL;
+	_cleanup_(freep) char *text = NULL, *line = NULL;
 	char path[PATH_MAX];
 	const char *file;
 	int r;
 
-	if (!root || !*root || !ret)
+	if (!root || !*root || !s || !ret)
 		return -EINVAL;
-	r = detect(root, &b.loader, &file);
+	r = detect(root, s, &b.loader, &file);
 	if (r < 0)
 		return r;
 	r = copy_span(b.path, sizeof(b.path), file, strlen(file));
@@ -400,21 +482,25 @@ int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret)
 		if (r >= 0)
 			r = read_file(path, &text);
 		if (r >= 0)
-			r = pmemram_cmdline_get(text, PMEMRAM_SHUFFLE_PARAM, &value);
-		if (r > 0)
-			r = set_value(&b, value);
+			r = get_params(s, text, &b);
 		/* The file is the user's too: a word there is ours as much as anyone's. */
-		b.written_by_pmemram = b.present;
+		b.written_by_pmemram = any_present(&b);
 		break;
 	case PMEMRAM_BOOTLOADER_GRUB:
 		r = root_path(path, sizeof(path), root, file);
 		if (r >= 0)
 			r = read_file(path, &text);
 		if (r >= 0) {
-			r = grub_dropin_value(text, b.value, sizeof(b.value));
+			/* Ours: it removes every other word for its keys, so its own words are the next
+			 * boot's. */
+			r = grub_dropin_marker(s, text, b.marker, sizeof(b.marker));
 			if (r == -ENAMETOOLONG)
 				r = -E2BIG;
-			b.present = b.written_by_pmemram = r >= 0;
+			if (r >= 0)
+				r = grub_dropin_words(text, &line);
+			if (r >= 0)
+				r = get_params(s, line, &b);
+			b.written_by_pmemram = r >= 0;
 			break;
 		}
 		if (r != -ENOENT)
@@ -422,9 +508,9 @@ int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret)
 		/* No drop-in of ours: whatever the user's file says. */
 		r = root_path(path, sizeof(path), root, PMEMRAM_GRUB_DEFAULT_PATH);
 		if (r >= 0)
-			r = grub_default_get(path, &value);
-		if (r > 0)
-			r = set_value(&b, value);
+			r = grub_default_line(path, &line);
+		if (r >= 0)
+			r = get_params(s, line, &b);
 		break;
 	default:
 		r = 0;
@@ -495,10 +581,35 @@ static int run_command(const char *path)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-static int write_kernel_cmdline(const char *path, const char *value, bool *ret_changed, char *detail,
-				size_t detail_size)
+/* A word the drop-in carries unquoted and the kernel reads as it is. */
+static bool plain_word(const char *w)
 {
-	_cleanup_(freep) char *text = NULL, *old = NULL, *line = NULL, *content = NULL;
+	return w && *w && strlen(w) < PMEMRAM_BOOT_VALUE_MAX &&
+	       w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")] == '\0';
+}
+
+/* Whether line already gives the kernel exactly values: one word for each key wanted, with that value
+ * (however spelled), none for a key not wanted. */
+static int cmdline_is(const struct pmemram_boot_setting *s, const char *line, const char *const values[])
+{
+	for (size_t i = 0; i < n_keys(s); i++) {
+		_cleanup_(freep) char *old = NULL;
+		int r = pmemram_cmdline_count(line, s->keys[i]);
+
+		if (r >= 0 && values[i] && r == 1)
+			r = pmemram_cmdline_get(line, s->keys[i], &old);
+		if (r < 0)
+			return r;
+		if (values[i] ? r != 1 || !streq(old, values[i]) : r != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static int write_kernel_cmdline(const struct pmemram_boot_setting *s, const char *path, const char *const values[],
+				bool *ret_changed, char *detail, size_t detail_size)
+{
+	_cleanup_(freep) char *text = NULL, *line = NULL, *content = NULL;
 	size_t quote;
 	int r;
 
@@ -510,21 +621,24 @@ static int write_kernel_cmdline(const char *path, const char *value, bool *ret_c
 		(void)snprintf(detail, detail_size, "the double quote at byte %zu is never closed", quote + 1);
 		return -EBADMSG;
 	}
-
-	/* Already so: no word for the key, or one the kernel reads as value (however it is spelled). */
-	r = pmemram_cmdline_count(text, PMEMRAM_SHUFFLE_PARAM);
-	if (r >= 0 && value && r == 1)
-		r = pmemram_cmdline_get(text, PMEMRAM_SHUFFLE_PARAM, &old);
-	if (r < 0)
-		return r;
-	if (value ? r == 1 && streq(old, value) : r == 0) {
+	r = cmdline_is(s, text, values);
+	if (r != 0) {
 		*ret_changed = false;
-		return 0;
+		return r < 0 ? r : 0;
 	}
 
-	r = pmemram_cmdline_set(text, PMEMRAM_SHUFFLE_PARAM, value, &line);
-	if (r < 0)
-		return r;
+	line = strdup(text);
+	if (!line)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_keys(s); i++) {
+		_cleanup_(freep) char *next = NULL;
+
+		r = pmemram_cmdline_set(line, s->keys[i], values[i], &next);
+		if (r < 0)
+			return r;
+		free(line);
+		line = TAKE_PTR(next);
+	}
 	if (asprintf(&content, "%s\n", line) < 0)
 		return -ENOMEM;
 	r = file_write_atomic(path, content, strlen(content), 0644, FILE_KEEP_MODE);
@@ -534,17 +648,21 @@ static int write_kernel_cmdline(const char *path, const char *value, bool *ret_c
 	return 0;
 }
 
-static int write_grub_dropin(const char *root, const char *path, const char *value, bool *ret_changed)
+static int write_grub_dropin(const char *root, const struct pmemram_boot_setting *s, const char *path,
+			     const char *const values[], const char *marker, bool *ret_changed)
 {
 	_cleanup_(freep) char *old = NULL, *content = NULL;
 	char dir[PATH_MAX];
+	bool any = false;
 	int r;
 
 	r = read_file(path, &old);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	for (size_t i = 0; i < n_keys(s); i++)
+		any = any || values[i];
 
-	if (!value) {
+	if (!any) {
 		if (!old) {
 			*ret_changed = false;
 			return 0;
@@ -555,7 +673,7 @@ static int write_grub_dropin(const char *root, const char *path, const char *val
 		return sync_parent(path);
 	}
 
-	r = grub_dropin_text(value, &content);
+	r = grub_dropin_text(s, values, marker, &content);
 	if (r < 0)
 		return r;
 	if (streq_ptr(old, content)) {
@@ -574,25 +692,34 @@ static int write_grub_dropin(const char *root, const char *path, const char *val
 	return 0;
 }
 
-int pmemram_bootparam_write(const char *root, const char *update, const char *value,
+int pmemram_bootparam_write(const char *root, const char *update, const struct pmemram_boot_setting *s,
+			    const char *const values[PMEMRAM_BOOT_KEYS_MAX], const char *marker,
 			    struct pmemram_bootparam_change *ret)
 {
 	enum pmemram_bootloader loader;
 	char path[PATH_MAX], command[PATH_MAX];
 	const char *file, *base;
 	int r, have_command;
+	bool any = false;
 	size_t n;
 
 	if (!ret)
 		return -EINVAL;
 	*ret = (struct pmemram_bootparam_change){ .update_status = -1 };
-	/* Only what the kernel reads as a boolean and the drop-in can carry unquoted. */
-	if (!root || !*root || (value && !streq(value, "1") && !streq(value, "0")))
+	if (!root || !*root || !s || !values || n_keys(s) == 0)
+		return -EINVAL;
+	/* Only what the drop-in can carry unquoted and the kernel reads as it is. */
+	for (size_t i = 0; i < n_keys(s); i++) {
+		if (values[i] && !plain_word(values[i]))
+			return -EINVAL;
+		any = any || values[i];
+	}
+	if (any && !plain_word(marker))
 		return -EINVAL;
 	if (update && *update && root_is_host(root))
 		return -EPERM;
 
-	r = detect(root, &loader, &file);
+	r = detect(root, s, &loader, &file);
 	if (r < 0)
 		return r;
 	if (loader == PMEMRAM_BOOTLOADER_NONE)
@@ -606,13 +733,13 @@ int pmemram_bootparam_write(const char *root, const char *update, const char *va
 
 	if (loader == PMEMRAM_BOOTLOADER_KERNEL_CMDLINE)
 		/* kernel-install reads the file when a kernel is installed: nothing to run now. */
-		return write_kernel_cmdline(path, value, &ret->changed, ret->detail, sizeof(ret->detail));
+		return write_kernel_cmdline(s, path, values, &ret->changed, ret->detail, sizeof(ret->detail));
 
 	/* Which command runs afterwards is settled before anything is written. */
 	have_command = update_command(root, update, command, sizeof(command));
 	if (have_command < 0)
 		return have_command;
-	r = write_grub_dropin(root, path, value, &ret->changed);
+	r = write_grub_dropin(root, s, path, values, marker, &ret->changed);
 	if (r < 0 || !ret->changed || have_command == 0)
 		return r;
 	base = strrchr(command, '/');

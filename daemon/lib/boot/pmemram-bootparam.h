@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* page_alloc.shuffle in the boot loader's configuration: kernel command line editing, reading and writing it. */
+/* Kernel parameters in the boot loader's configuration: command line editing, reading and writing them. */
 #pragma once
 
 #include <limits.h>
@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #define PMEMRAM_SHUFFLE_PARAM "page_alloc.shuffle"
+#define PMEMRAM_MEMHP_PARAM "memhp_default_state"
+#define PMEMRAM_ONLINE_POLICY_PARAM "memory_hotplug.online_policy"
 
 /*
  * Kernel command line editing.  Words are split on blanks (space, tab, newline) as the kernel does,
@@ -48,29 +50,55 @@ const char *pmemram_bootloader_to_string(enum pmemram_bootloader b);
 #define PMEMRAM_KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
 #define PMEMRAM_GRUB_DEFAULT_PATH "/etc/default/grub"
 #define PMEMRAM_GRUB_DROPIN_DIR "/etc/default/grub.d"
-#define PMEMRAM_GRUB_DROPIN_PATH PMEMRAM_GRUB_DROPIN_DIR "/60-pmemram.cfg"
-/* The drop-in's machine-readable line: this prefix, then the value it sets. */
-#define PMEMRAM_GRUB_MARKER "# pmemram-shuffle: "
 /* Largest boot configuration file read (/etc/kernel/cmdline, /etc/default/grub, the drop-in). */
 #define PMEMRAM_BOOT_FILE_MAX (64 * 1024)
 /* Replaces the path of update-grub when set ("" runs nothing); then it runs for any root, not only "/". */
 #define PMEMRAM_BOOT_UPDATE_COMMAND_ENV "PMEMRAM_BOOT_UPDATE_COMMAND"
 
-struct pmemram_bootparam {
-	enum pmemram_bootloader loader;
-	char path[PATH_MAX];	 /* the file pmemram writes (relative to root, e.g. "/etc/kernel/cmdline") */
-	bool present;		 /* the next boot's configuration sets page_alloc.shuffle */
-	char value[16];		 /* its value then ("1", "0", ...) */
-	bool written_by_pmemram; /* grub: our drop-in exists; kernel-cmdline: present (the file is shared) */
+/* The most kernel parameters one setting owns. */
+#define PMEMRAM_BOOT_KEYS_MAX 2
+/* The longest value of one of them that is read or written. */
+#define PMEMRAM_BOOT_VALUE_MAX 32
+
+/*
+ * A setting of pmemram.conf that pmemram keeps on the kernel command line: the parameters it owns and,
+ * for GRUB, its own drop-in.  The drop-in's first lines name it, and a marker line "# pmemram-NAME: TEXT"
+ * carries what the caller wrote (the setting's value in pmemram.conf terms).
+ */
+struct pmemram_boot_setting {
+	const char *name;			 /* "shuffle": the marker "# pmemram-shuffle: " */
+	const char *config_key;			 /* the key of pmemram.conf the drop-in says to change */
+	const char *dropin;			 /* the drop-in, relative to the root */
+	const char *keys[PMEMRAM_BOOT_KEYS_MAX]; /* the parameters it owns; unused slots NULL */
 };
 
-/* What the boot configuration under root (normally "/") will give the next boot for page_alloc.shuffle.
- * /etc/kernel/cmdline wins when both exist.  For grub: our drop-in's value when the drop-in exists, else
- * the value in /etc/default/grub's GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT (the simple
- * KEY="...", KEY='...' and KEY=word forms; nothing is expanded).  0 with loader NONE when neither file
- * exists; -E2BIG for a file over PMEMRAM_BOOT_FILE_MAX or a value that does not fit; -EBADMSG for a
- * drop-in without the marker line; -errno.  *ret is untouched on failure. */
-int pmemram_bootparam_read(const char *root, struct pmemram_bootparam *ret);
+/* page_alloc.shuffle, from the key shuffle: /etc/default/grub.d/60-pmemram.cfg */
+extern const struct pmemram_boot_setting pmemram_boot_shuffle;
+/* memhp_default_state and memory_hotplug.online_policy, from the key hotplug-policy:
+ * /etc/default/grub.d/61-pmemram-hotplug.cfg */
+extern const struct pmemram_boot_setting pmemram_boot_hotplug;
+
+struct pmemram_boot_param {
+	bool present;			    /* the next boot's configuration sets it */
+	char value[PMEMRAM_BOOT_VALUE_MAX]; /* its value then ("1", "offline", ...) */
+};
+
+struct pmemram_bootparam {
+	enum pmemram_bootloader loader;
+	char path[PATH_MAX];					/* the file pmemram writes (relative to root) */
+	struct pmemram_boot_param param[PMEMRAM_BOOT_KEYS_MAX]; /* each of the setting's keys, in its order */
+	bool written_by_pmemram; /* grub: our drop-in exists; kernel-cmdline: some key present (the file is shared) */
+	char marker[PMEMRAM_BOOT_VALUE_MAX]; /* grub: our drop-in's marker text, "" otherwise */
+};
+
+/* What the boot configuration under root (normally "/") will give the next boot for the setting's keys.
+ * /etc/kernel/cmdline wins when both exist.  For grub: our drop-in's words when the drop-in exists (it
+ * removes every other word for its keys), else the values in /etc/default/grub's GRUB_CMDLINE_LINUX and
+ * GRUB_CMDLINE_LINUX_DEFAULT (the simple KEY="...", KEY='...' and KEY=word forms; nothing is expanded).
+ * 0 with loader NONE when neither file exists; -E2BIG for a file over PMEMRAM_BOOT_FILE_MAX or a value
+ * that does not fit; -EBADMSG for a drop-in without the marker line; -errno.  *ret is untouched on
+ * failure. */
+int pmemram_bootparam_read(const char *root, const struct pmemram_boot_setting *s, struct pmemram_bootparam *ret);
 
 struct pmemram_bootparam_change {
 	bool changed;		 /* a file was written or removed */
@@ -81,18 +109,21 @@ struct pmemram_bootparam_change {
 };
 
 /*
- * Make the next boot's configuration say page_alloc.shuffle=value (value "1" or "0"), or not set it
- * at all as far as pmemram is concerned (value NULL: kernel-cmdline: remove the word; grub: remove
- * our drop-in).  Idempotent: no write, no update tool and changed=false when already so.
+ * Make the next boot's configuration say KEY=values[i] for each of the setting's keys, and nothing for a
+ * key whose value is NULL; with every value NULL, nothing at all as far as pmemram is concerned
+ * (kernel-cmdline: the words removed; grub: our drop-in removed).  marker is the text of the drop-in's
+ * marker line (required when a value is set).  Values and marker are single words of letters, digits,
+ * '-', '_' and '.'.  Idempotent: no write, no update tool and changed=false when already so.
  *
  * kernel-cmdline: the file rewritten with pmemram_cmdline_set(), atomically, mode kept.
- * grub: the drop-in written atomically; it removes every page_alloc.shuffle word from GRUB_CMDLINE_LINUX
- *   and GRUB_CMDLINE_LINUX_DEFAULT and appends one to GRUB_CMDLINE_LINUX_DEFAULT.  Then, with update
- *   NULL, update-grub runs when root is "/" and /usr/sbin or /sbin has it; update "" runs nothing, and
- *   another update names the command to run instead, for a root other than "/" only (-EPERM for "/",
+ * grub: the drop-in written atomically; it removes every word for the keys from GRUB_CMDLINE_LINUX
+ *   and GRUB_CMDLINE_LINUX_DEFAULT and appends the wanted ones to GRUB_CMDLINE_LINUX_DEFAULT.  Then, with
+ *   update NULL, update-grub runs when root is "/" and /usr/sbin or /sbin has it; update "" runs nothing,
+ *   and another update names the command to run instead, for a root other than "/" only (-EPERM for "/",
  *   before anything is written).  A non-zero exit status is -EIO after the file is written.
- * NONE: -ENOENT; -EINVAL for another value.  ret is filled also on failure, ret->path naming the file
- * at fault (the caller prints it with the error).
+ * NONE: -ENOENT; -EINVAL for a value or marker that is not such a word.  ret is filled also on failure,
+ * ret->path naming the file at fault (the caller prints it with the error).
  */
-int pmemram_bootparam_write(const char *root, const char *update, const char *value,
+int pmemram_bootparam_write(const char *root, const char *update, const struct pmemram_boot_setting *s,
+			    const char *const values[PMEMRAM_BOOT_KEYS_MAX], const char *marker,
 			    struct pmemram_bootparam_change *ret);

@@ -51,8 +51,8 @@ struct pmemram_shuffle_policy {
 	bool direct_mapped_cache; /* some node has one (HMAT) */
 	/* page_alloc.shuffle on the running kernel's command line, and in the next boot's configuration
 	 * (normalised to "1"/"0", or the raw value when it is neither); "" when absent. */
-	char running[16];
-	char next_boot[16];
+	char running[PMEMRAM_BOOT_VALUE_MAX];
+	char next_boot[PMEMRAM_BOOT_VALUE_MAX];
 	enum pmemram_shuffle_policy_state state;
 	char text[256]; /* one sentence for people */
 	/* The kernel switches shuffling per node at runtime: pmemram writes nodeN/shuffle/enabled and

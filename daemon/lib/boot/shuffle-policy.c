@@ -223,7 +223,7 @@ int pmemram_shuffle_policy_evaluate(enum pmemram_config_shuffle policy, const st
 		p->list = *nodes;
 	p->direct_mapped_cache = any_direct_mapped(topology);
 	set_param(p->running, sizeof(p->running), running_present, running);
-	set_param(p->next_boot, sizeof(p->next_boot), boot->present, boot->value);
+	set_param(p->next_boot, sizeof(p->next_boot), boot->param[0].present, boot->param[0].value);
 	ours_present = boot->loader == PMEMRAM_BOOTLOADER_GRUB && boot->written_by_pmemram;
 	if (kernel->per_node) {
 		evaluate_live(p, nodes, kernel, topology, ours_present);
