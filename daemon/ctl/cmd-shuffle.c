@@ -11,19 +11,6 @@
 #include "pmemram-config.h"
 #include "pmemram-shuffle-policy.h"
 
-const char *ctl_boot_root(void)
-{
-	const char *root = secure_getenv("PMEMRAM_BOOT_ROOT");
-
-	return root && *root ? root : "/";
-}
-
-/* The tests' stand-in for update-grub, NULL for the real one; the library refuses it for "/". */
-static const char *boot_update_command(void)
-{
-	return secure_getenv(PMEMRAM_BOOT_UPDATE_COMMAND_ENV);
-}
-
 void ctl_shuffle_done(struct ctl_shuffle *s)
 {
 	s->topology = pmemram_topology_free(s->topology);
@@ -62,7 +49,7 @@ int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy
 	}
 	r = pmemram_bootparam_read(ctl_boot_root(), &pmemram_boot_shuffle, &s->boot);
 	if (r < 0) {
-		const char *root = streq(ctl_boot_root(), "/") ? "" : ctl_boot_root();
+		const char *root = ctl_boot_root_prefix();
 
 		/* The reader does not say which file failed: name the ones it reads. */
 		fprintf(stderr, "%s: cannot read the boot configuration (%s%s, %s%s or %s%s): %s\n",
@@ -269,43 +256,10 @@ static void shuffle_help(void)
 /* Write want ("1", "0", or NULL to remove pmemram's) into the boot configuration; as apply(). */
 static int write_boot(const char *want, struct json_object *out, const char **ret_done, bool *ret_changed)
 {
-	struct pmemram_bootparam_change change = {};
 	const char *values[PMEMRAM_BOOT_KEYS_MAX] = { want };
-	int r;
 
-	r = pmemram_bootparam_write(ctl_boot_root(), boot_update_command(), &pmemram_boot_shuffle, values, want,
-				    &change);
-	json_add(out, "changed", json_object_new_boolean(change.changed));
-	json_add(out, "path", json_object_new_string(change.path));
-	json_add_string_or_null(out, "update_command", change.update_command[0] ? change.update_command : NULL);
-	json_add(out, "update_status", json_object_new_int(change.update_status));
-	*ret_changed = *ret_changed || change.changed;
-	if (r < 0) {
-		if (r == -EPERM) {
-			fprintf(stderr,
-				"%s shuffle apply: %s is set: it replaces update-grub only with %s (tests), "
-				"never for the running system; nothing was written\n",
-				program_invocation_short_name, PMEMRAM_BOOT_UPDATE_COMMAND_ENV, "PMEMRAM_BOOT_ROOT");
-			*ret_done = "failed: refused to run another command than update-grub for /";
-		} else if (r == -EIO && change.update_command[0]) {
-			fprintf(stderr, "%s shuffle apply: wrote %s, but %s failed (exit status %d)\n",
-				program_invocation_short_name, change.path, change.update_command, change.update_status);
-			*ret_done = "failed: the boot configuration was written, but its update tool failed";
-		} else {
-			fprintf(stderr, "%s shuffle apply: cannot write %s%s: %s\n", program_invocation_short_name,
-				streq(ctl_boot_root(), "/") ? "" : ctl_boot_root(),
-				change.path[0] ? change.path : " the boot configuration",
-				change.detail[0] ? change.detail : strerror(-r));
-			*ret_done = "failed: the boot configuration could not be written";
-		}
-		return CTL_EXIT_FAILED;
-	}
-	*ret_done = want ? "wrote page_alloc.shuffle into the boot configuration"
-			 : "removed pmemram's page_alloc.shuffle from the boot configuration";
-	if (change.update_command[0])
-		fprintf(stderr, "%s shuffle apply: %s ran (exit status %d)\n", program_invocation_short_name,
-			change.update_command, change.update_status);
-	return CTL_EXIT_OK;
+	return ctl_boot_write("shuffle apply", &pmemram_boot_shuffle, values, want, "page_alloc.shuffle", out, ret_done,
+			      ret_changed);
 }
 
 /* A kernel with the runtime switch: write nodeN/shuffle/enabled of each node that differs, and

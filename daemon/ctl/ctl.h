@@ -150,6 +150,22 @@ void ctl_held_done(struct ctl_held *h);
 int cmd_claim(const struct ctl_globals *g, int argc, char **argv);
 int cmd_unclaim(const struct ctl_globals *g, int argc, char **argv);
 
+/* ---- the boot configuration (boot.c): shuffle and hotplug apply write it ---- */
+#include "pmemram-bootparam.h"
+
+/* $PMEMRAM_BOOT_ROOT or "/": where etc/kernel/cmdline and etc/default/grub are looked for. */
+const char *ctl_boot_root(void);
+/* "/ROOT" for messages: "" for the running system's root. */
+const char *ctl_boot_root_prefix(void);
+/* Write values (and marker) of setting s into the boot configuration, as pmemram_bootparam_write(), then
+ * update-grub (or $PMEMRAM_BOOT_UPDATE_COMMAND under $PMEMRAM_BOOT_ROOT).  command ("shuffle apply")
+ * starts the messages on stderr, what ("page_alloc.shuffle") names the words in *ret_done; out gets
+ * changed, path, update_command and update_status.  *ret_changed is set when a file was written or
+ * removed, even when the update tool failed.  CTL_EXIT_OK or CTL_EXIT_FAILED, the reason printed. */
+int ctl_boot_write(const char *command, const struct pmemram_boot_setting *s,
+		   const char *const values[PMEMRAM_BOOT_KEYS_MAX], const char *marker, const char *what,
+		   struct json_object *out, const char **ret_done, bool *ret_changed);
+
 /* ---- page shuffling policy (shuffle.c), also shown by status ---- */
 #include "pmemram-shuffle-policy.h"
 
@@ -163,8 +179,6 @@ struct ctl_shuffle {
 };
 
 int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv);
-/* $PMEMRAM_BOOT_ROOT or "/": where etc/kernel/cmdline and etc/default/grub are looked for. */
-const char *ctl_boot_root(void);
 /* Read the kernel's state, command line and boot configuration and evaluate policy: CTL_EXIT_OK, or an
  * exit code with the message printed. */
 int ctl_shuffle_read(struct pmemram_ctx *ctx, enum pmemram_config_shuffle policy, const struct pmemram_nodemask *nodes,
