@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The boot configuration for pmemramctl: where it is, and writing a setting into it with its messages. */
+#include <getopt.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 
@@ -72,4 +73,45 @@ int ctl_boot_write(const char *command, const struct pmemram_boot_setting *s,
 		fprintf(stderr, "%s %s: %s ran (exit status %d)\n", program_invocation_short_name, command,
 			change.update_command, change.update_status);
 	return CTL_EXIT_OK;
+}
+
+int ctl_apply_args(const char *command, int argc, char **argv, void (*help)(void), struct ctl_apply_args *a)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "config", required_argument, NULL, 'c' },
+		{},
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hjnc:", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			help();
+			return CTL_EXIT_OK;
+		case 'j':
+			a->json = true;
+			break;
+		case 'n':
+			a->dry_run = true;
+			break;
+		case 'c':
+			a->config_dir = optarg;
+			break;
+		default:
+			return ctl_unknown_option(command, argv);
+		}
+	}
+	if (optind < argc && streq(argv[optind], "apply")) {
+		a->apply = true;
+		optind++;
+	}
+	if (optind < argc)
+		return ctl_usage_error(command, "unexpected argument '%s' (only 'apply')", argv[optind]);
+	if (a->dry_run && !a->apply)
+		return ctl_usage_error(command, "--dry-run goes with apply");
+	return -1;
 }

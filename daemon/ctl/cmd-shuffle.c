@@ -427,52 +427,24 @@ static void print_applied_nodes(struct json_object *applied, bool dry_run)
 
 int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "help", no_argument, NULL, 'h' },	  { "json", no_argument, NULL, 'j' },
-		{ "dry-run", no_argument, NULL, 'n' },	  { "config", required_argument, NULL, 'c' },
-		{},
-	};
 	_cleanup_(pmemram_ctx_unrefp) struct pmemram_ctx *ctx = NULL;
 	/* Two per-node tables of PMEMRAM_MAX_NODES entries, some 90 KiB: not on the stack. */
 	_cleanup_(ctl_shuffle_freep) struct ctl_shuffle *s = NULL;
 	struct pmemram_config *config = NULL;
 	struct json_object *root = NULL, *applied = NULL;
-	const char *dir = ctl_config_dir(), *done = NULL, *origin;
-	bool json = g->json, dry_run = false, configured, do_apply = false;
+	const char *done = NULL, *origin;
+	bool configured;
 	enum pmemram_config_shuffle policy;
 	struct pmemram_nodemask nodes;
 	char where[PATH_MAX + 16];
-	int c, ret;
+	struct ctl_apply_args args = { .json = g->json, .config_dir = ctl_config_dir() };
+	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hjnc:", options, NULL)) >= 0) {
-		switch (c) {
-		case 'h':
-			shuffle_help();
-			return CTL_EXIT_OK;
-		case 'j':
-			json = true;
-			break;
-		case 'n':
-			dry_run = true;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		default:
-			return ctl_unknown_option("shuffle", argv);
-		}
-	}
-	if (optind < argc && streq(argv[optind], "apply")) {
-		do_apply = true;
-		optind++;
-	}
-	if (optind < argc)
-		return ctl_usage_error("shuffle", "unexpected argument '%s' (only 'apply')", argv[optind]);
-	if (dry_run && !do_apply)
-		return ctl_usage_error("shuffle", "--dry-run goes with apply");
+	ret = ctl_apply_args("shuffle", argc, argv, shuffle_help, &args);
+	if (ret >= 0)
+		return ret;
 
-	ret = ctl_load_config(dir, true, &config, &configured);
+	ret = ctl_load_config(args.config_dir, true, &config, &configured);
 	if (ret != CTL_EXIT_OK)
 		return ret;
 	origin = ctl_shuffle_policy_origin(config, where, sizeof(where));
@@ -494,12 +466,12 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 	if (s->policy_r < 0)
 		return CTL_EXIT_SYSTEM; /* said why */
 
-	if (do_apply) {
+	if (args.apply) {
 		bool changed;
 		int r2;
 
 		applied = json_object_new_object();
-		ret = apply(ctx, s, dry_run, applied, &done, &changed);
+		ret = apply(ctx, s, args.dry_run, applied, &done, &changed);
 		if (changed) {
 			/* Show the state as it is now, also after a failed update tool. */
 			ctl_shuffle_done(s);
@@ -511,19 +483,19 @@ int cmd_shuffle(const struct ctl_globals *g, int argc, char **argv)
 		}
 	}
 
-	if (json) {
+	if (args.json) {
 		root = ctl_shuffle_json(s, origin);
 		if (applied) {
-			json_add(applied, "dry_run", json_object_new_boolean(dry_run));
+			json_add(applied, "dry_run", json_object_new_boolean(args.dry_run));
 			json_add(applied, "result", json_object_new_string(done));
 			json_add(root, "apply", applied);
 		}
 		if (ctl_print_json(root, root != NULL) < 0)
 			return CTL_EXIT_SYSTEM;
 	} else {
-		print_applied_nodes(applied, dry_run);
+		print_applied_nodes(applied, args.dry_run);
 		json_object_put(applied);
-		if (do_apply)
+		if (args.apply)
 			printf("%s\n", done);
 		ctl_shuffle_print(s, origin, true);
 	}

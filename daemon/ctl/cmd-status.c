@@ -21,6 +21,9 @@ struct status {
 	struct pmemram_provenance *provenance; /* one per dax device */
 	struct ctl_shuffle shuffle; /* kernel state and the policy; its topology is ours */
 	const char *policy_origin;  /* FILE:LINE of the shuffle key, or why the policy is assumed */
+	struct ctl_hotplug hotplug;
+	const char *hotplug_origin; /* FILE:LINE of the hotplug-policy key, or why keep is assumed */
+	char hotplug_origin_buf[PATH_MAX + 16];
 	int demotion;		    /* /sys/kernel/mm/numa/demotion_enabled: 1, 0, -1 when absent */
 	int promotion_r;	    /* pmemram_promotion_read(): 0, or -ENOENT without NUMA balancing */
 	struct pmemram_promotion promotion;
@@ -47,22 +50,32 @@ static void status_freep(struct status **p)
 	*p = NULL;
 }
 
-/* The shuffle policy needs the configuration; status still works without one that loads. */
-static int status_read_shuffle(struct pmemram_ctx *ctx, struct status *s)
+/* The shuffle and hotplug policies need the configuration; status still works without one that loads
+ * (then with the defaults, auto and keep). */
+static int status_read_policies(struct pmemram_ctx *ctx, struct status *s)
 {
 	_cleanup_(pmemram_config_freep) struct pmemram_config *config = NULL;
 	enum pmemram_config_shuffle policy = PMEMRAM_CONFIG_SHUFFLE_AUTO;
 	bool configured;
+	int r;
 
-	if (ctl_load_config(ctl_config_dir(), true, &config, &configured) != CTL_EXIT_OK)
+	if (ctl_load_config(ctl_config_dir(), true, &config, &configured) != CTL_EXIT_OK) {
 		s->policy_origin = "the configuration does not load: auto assumed";
-	else {
+		s->hotplug_origin = "the configuration does not load: keep assumed";
+		if (pmemram_config_new(&config) < 0)
+			return ctl_read_failed(ctx, "the configuration", -ENOMEM);
+	} else {
 		policy = pmemram_config_shuffle_policy(config);
 		s->policy_origin = ctl_shuffle_policy_origin(config, s->origin_buf, sizeof(s->origin_buf));
+		s->hotplug_origin =
+			ctl_hotplug_policy_origin(config, s->hotplug_origin_buf, sizeof(s->hotplug_origin_buf));
 	}
 	s->shuffle.topology = s->topology;
-	return ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &config->shuffle_nodes : NULL,
-				&s->shuffle);
+	r = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &config->shuffle_nodes : NULL,
+			     &s->shuffle);
+	if (r != CTL_EXIT_OK)
+		return r;
+	return ctl_hotplug_read(ctx, config, &s->hotplug);
 }
 
 /* Each device's source and who onlined it: pmemramd's record of its own binds, beside its socket. */
@@ -142,7 +155,7 @@ static int status_read(struct pmemram_ctx *ctx, struct status *s)
 	r = status_read_provenance(ctx, s);
 	if (r < 0)
 		return ctl_read_failed(ctx, "dax devices", r);
-	r = status_read_shuffle(ctx, s);
+	r = status_read_policies(ctx, s);
 	if (r != CTL_EXIT_OK)
 		return r;
 	{
@@ -465,6 +478,7 @@ static int print_human(const struct status *s)
 	print_dax(s);
 	print_blocks(s);
 	print_shuffle(s);
+	ctl_hotplug_print(&s->hotplug, s->hotplug_origin);
 	if (s->demotion >= 0)
 		printf("Memory-tier demotion: %s\n", s->demotion ? "enabled" : "disabled");
 	if (s->promotion_r >= 0) {
@@ -706,6 +720,7 @@ static int print_json(const struct status *s)
 	json_add(&err, root, "memory", memory);
 
 	json_add(&err, root, "shuffle", ctl_shuffle_json(&s->shuffle, s->policy_origin));
+	json_add(&err, root, "hotplug", ctl_hotplug_json(&s->hotplug, s->hotplug_origin));
 	if (s->demotion >= 0)
 		json_add(&err, root, "demotion_enabled", json_object_new_boolean(s->demotion));
 	else

@@ -166,6 +166,35 @@ int ctl_boot_write(const char *command, const struct pmemram_boot_setting *s,
 		   const char *const values[PMEMRAM_BOOT_KEYS_MAX], const char *marker, const char *what,
 		   struct json_object *out, const char **ret_done, bool *ret_changed);
 
+/* ---- hotplug policy (cmd-hotplug.c), also shown by status and doctor ---- */
+#include "pmemram-hotplug-policy.h"
+
+struct ctl_hotplug {
+	struct pmemram_hotplug_running running;
+	struct pmemram_bootparam boot;
+	struct pmemram_hotplug_policy policy;
+	int policy_r; /* 0, or < 0 when the policy could not be evaluated (the reason was printed) */
+};
+
+int cmd_hotplug(const struct ctl_globals *g, int argc, char **argv);
+/* Read the kernel's policy and the boot configuration and evaluate c's hotplug-policy: CTL_EXIT_OK (with
+ * h->policy_r < 0 when the boot configuration could not be read), or an exit code, the message printed. */
+int ctl_hotplug_read(struct pmemram_ctx *ctx, const struct pmemram_config *c, struct ctl_hotplug *h);
+/* "FILE:LINE" of the configuration's hotplug-policy key in buf, or NULL when it was not set. */
+const char *ctl_hotplug_policy_origin(const struct pmemram_config *c, char *buf, size_t size);
+/* Human lines: the kernel's way, the policy with its origin and state, the next boot, the exposure. */
+void ctl_hotplug_print(const struct ctl_hotplug *h, const char *origin);
+struct json_object *ctl_hotplug_json(const struct ctl_hotplug *h, const char *origin);
+
+/* The arguments of "COMMAND [apply] [--dry-run] [--json] [--config DIR]" (shuffle, hotplug). */
+struct ctl_apply_args {
+	bool json, dry_run, apply; /* json preset from the global option */
+	const char *config_dir;	   /* preset to ctl_config_dir() */
+};
+
+/* Parse them into a, help() for --help: -1 to go on, or the exit code (usage errors printed). */
+int ctl_apply_args(const char *command, int argc, char **argv, void (*help)(void), struct ctl_apply_args *a);
+
 /* ---- page shuffling policy (shuffle.c), also shown by status ---- */
 #include "pmemram-shuffle-policy.h"
 

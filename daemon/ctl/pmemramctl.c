@@ -26,6 +26,7 @@ static const struct {
 	{ "claim", cmd_claim, "Write (or replace) pmemramctl's drop-in for a claim, then reload pmemramd" },
 	{ "unclaim", cmd_unclaim, "Remove pmemramctl's drop-in for a claim (memory stays RAM: see release)" },
 	{ "shuffle", cmd_shuffle, "Show the page shuffling policy; 'shuffle apply' writes it to the boot loader" },
+	{ "hotplug", cmd_hotplug, "Show what the kernel does with added memory; 'hotplug apply' writes the policy" },
 	{ "classes", cmd_classes, "List tiering classes: their nodes now, slices, units and processes" },
 	{ "run", cmd_run, "Run a command under a tiering class's memory policy" },
 	{ "cache-report", cmd_cache_report, "Model processes' pages in the direct-mapped memory-side caches" },

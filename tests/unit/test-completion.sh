@@ -114,7 +114,7 @@ checks()
 {
 	# commands and global options
 	comp pmemramctl ""
-	check "commands" status plan doctor reconcile release reclaim udev-online claim unclaim shuffle classes \
+	check "commands" status plan doctor reconcile release reclaim udev-online claim unclaim shuffle hotplug classes \
 		run cache-report help
 	comp pmemramctl re
 	check "commands by prefix" reconcile release reclaim
@@ -212,6 +212,8 @@ checks()
 	# other arguments and values
 	comp pmemramctl shuffle ""
 	check "shuffle apply" apply
+	comp pmemramctl hotplug ""
+	check "hotplug apply" apply
 	comp pmemramctl cache-report --node ""
 	check "cache-report --node" 0 1
 	comp pmemramctl cache-report -p ""

@@ -385,7 +385,7 @@ static void test_syntax_errors(void **state)
 {
 	expect_error(
 		"a.conf", "[global]\nshufle = on\n",
-		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:2: key 'shufle': unknown in [global] (known: shuffle, shuffle-nodes, hotplug-policy, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[claim \"x\"]\nmatch = all-devdax\nzone = movable\n",
 		     "a.conf:3: key 'zone': unknown in [claim] (known: match, online, convert, create, create-region)");
 	expect_error("a.conf", "shuffle = on\n", "a.conf:1: key 'shuffle': outside of any section");
@@ -642,7 +642,7 @@ static void test_class_errors(void **state)
 	/* a class's key: not one of [global] */
 	expect_error(
 		"a.conf", "[global]\nprotect = 1G\n",
-		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:2: key 'protect': unknown in [global] (known: shuffle, shuffle-nodes, hotplug-policy, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 	expect_error("a.conf", "[global]\ndemotion = yes\n",
 		     "a.conf:2: key 'demotion': expected 'keep', 'on' or 'off', got 'yes'");
 	expect_error("a.conf", "[global]\ndemotion = off\ndemotion = on\n",
@@ -676,7 +676,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(e.n_dropped, 20 - PMEMRAM_CONFIG_MAX_ERRORS);
 	assert_string_equal(
 		e.msg[15],
-		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, shuffle-nodes, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
+		"a.conf:17: key 'bad15': unknown in [global] (known: shuffle, shuffle-nodes, hotplug-policy, demotion, online-at-bind, promotion, promotion-rate, daxctl-conf)");
 }
 
 static void test_verify_errors(void **state)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "boot-cli.h"
 #include "fake-sysfs.h"
 #include "macro.h"
 #include "pmemram-shuffle-policy.h"
@@ -364,60 +365,21 @@ static void test_invalid(void **state)
 
 /* ---- pmemramctl shuffle and status on the fake HMAT machine ---------------------------------- */
 
-struct cli {
-	struct fake_env *env;
-	char *boot;   /* boot root: etc/kernel/cmdline or etc/default/grub below it */
-	char *config; /* configuration directory */
-};
-
-static struct run *ctl(struct cli *c, const char *extra_env, const char *const *args)
+static void cli_setup(struct boot_cli *c, void **state, const char *policy)
 {
-	char sysfs[512], proc[512], boot_root[512], config[512];
-	const char *env[] = { sysfs, proc, boot_root, config, extra_env, NULL };
-
-	snprintf(sysfs, sizeof(sysfs), "PMEMRAM_SYSFS_ROOT=%s", c->env->root);
-	snprintf(proc, sizeof(proc), "PMEMRAM_PROCFS_ROOT=%s", c->env->proc);
-	snprintf(boot_root, sizeof(boot_root), "PMEMRAM_BOOT_ROOT=%s", c->boot);
-	snprintf(config, sizeof(config), "PMEMRAM_CONFIG_DIR=%s", c->config);
-	return run_ctl_env(env, args);
-}
-
-static struct json_object *ctl_json(struct cli *c, const char *extra_env, const char *const *args, int status)
-{
-	_cleanup_(freep) struct run *run = ctl(c, extra_env, args);
-	struct json_object *j;
-
-	if (run->status != status)
-		fail_msg("exit status %d, expected %d; stderr: %s", run->status, status, run->err);
-	j = json_tokener_parse(run->out);
-	if (!j)
-		fail_msg("no JSON: %s", run->out);
-	return j;
-}
-
-static void cli_setup(struct cli *c, void **state, const char *policy)
-{
-	c->env = *state;
-	assert_int_equal(fake_sysfs_new(&c->boot), 0);
-	assert_int_equal(fake_sysfs_new(&c->config), 0);
+	boot_cli_setup(c, state);
 	assert_int_equal(fake_sysfs_write(c->config, "pmemram.conf", "[global]\nshuffle = %s\n", policy), 0);
-}
-
-static void cli_done(struct cli *c)
-{
-	c->boot = fake_sysfs_free(c->boot);
-	c->config = fake_sysfs_free(c->config);
 }
 
 static void test_cli_kernel_cmdline(void **state)
 {
-	struct cli c;
+	struct boot_cli c;
 	struct json_object *j;
 
 	cli_setup(&c, state, "off");
 	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "root=/dev/vda quiet\n"), 0);
 
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "reason"), "hmat");
 	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
 	assert_string_equal(json_string_at(j, "policy.wanted_parameter"), "0");
@@ -427,12 +389,12 @@ static void test_cli_kernel_cmdline(void **state)
 	json_object_put(j);
 
 	/* A dry run changes nothing. */
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "apply.dry_run"));
 	json_object_put(j);
 	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet");
 
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "apply.changed"));
 	assert_string_equal(json_string_at(j, "policy.state"), "next-boot");
 	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "0");
@@ -441,10 +403,10 @@ static void test_cli_kernel_cmdline(void **state)
 	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet page_alloc.shuffle=0");
 
 	/* Again: nothing to change; status shows it per node. */
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "apply.result"), "nothing to change");
 	json_object_put(j);
-	j = ctl_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "shuffle.policy.state"), "next-boot");
 	assert_int_equal(json_int_at(j, "nodes.1.node"), 1);
 	assert_true(json_bool_at(j, "nodes.1.shuffle.direct_mapped"));
@@ -459,18 +421,18 @@ static void test_cli_kernel_cmdline(void **state)
 	assert_int_equal(fake_sysfs_write(c.env->proc, "cmdline", "root=/dev/vda quiet page_alloc.shuffle=0\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/enabled", "0\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/reason", "forced-off\n"), 0);
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "policy.state"), "in-effect");
 	assert_false(json_bool_at(j, "policy.pending"));
 	json_object_put(j);
-	cli_done(&c);
+	boot_cli_done(&c);
 }
 
 static void test_cli_grub(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
 	char update[600], script[512], marker[512];
-	struct cli c;
+	struct boot_cli c;
 	struct json_object *j;
 
 	cli_setup(&c, state, "on");
@@ -481,7 +443,7 @@ static void test_cli_grub(void **state)
 	assert_int_equal(chmod(script, 0755), 0);
 	snprintf(update, sizeof(update), "PMEMRAM_BOOT_UPDATE_COMMAND=%s", script);
 
-	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "apply.update_command"), "update-grub");
 	assert_int_equal(json_int_at(j, "apply.update_status"), 0);
 	assert_string_equal(json_string_at(j, "policy.boot_configuration.loader"), "grub");
@@ -492,33 +454,34 @@ static void test_cli_grub(void **state)
 
 	/* Back to auto on a kernel that decides itself: pmemram's drop-in has to go. */
 	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle = auto\n"), 0);
-	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	j = boot_cli_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
 	json_object_put(j);
-	run = ctl(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_equal(run->status, 0);
 	assert_non_null(strstr(run->out, "removed pmemram's page_alloc.shuffle"));
 	assert_non_null(strstr(run->out, "in effect"));
 	assert_string_equal(fake_sysfs_read(c.boot, "etc/default/grub.d/60-pmemram.cfg"), "<absent>");
-	cli_done(&c);
+	boot_cli_done(&c);
 }
 
 static void test_cli_errors(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
-	struct cli c;
+	struct boot_cli c;
 
 	/* No boot configuration at all: apply cannot do what the policy needs. */
 	cli_setup(&c, state, "on");
 	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/enabled", "0\n"), 0);
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_equal(run->status, 4);
 	assert_non_null(strstr(run->err, "no boot configuration (GRUB or /etc/kernel/cmdline) was found"));
 	free(TAKE_PTR(run));
 
 	/* A failing update tool: the file is written, the failure named. */
 	assert_int_equal(fake_sysfs_write(c.boot, "etc/default/grub", "GRUB_CMDLINE_LINUX=\"\"\n"), 0);
-	run = ctl(&c, "PMEMRAM_BOOT_UPDATE_COMMAND=/bin/false", (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, "PMEMRAM_BOOT_UPDATE_COMMAND=/bin/false",
+			   (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_equal(run->status, 4);
 	assert_non_null(strstr(run->err, "wrote /etc/default/grub.d/60-pmemram.cfg, but false failed (exit status 1)"));
 	free(TAKE_PTR(run));
@@ -528,32 +491,32 @@ static void test_cli_errors(void **state)
 	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "quiet\n"), 0);
 	assert_int_equal(fake_sysfs_remove(c.boot, "etc/kernel/cmdline"), 0);
 	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline/x", "a directory in the way\n"), 0);
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_not_equal(run->status, 0);
 	assert_non_null(strstr(run->err, "/etc/kernel/cmdline"));
 	free(TAKE_PTR(run));
 
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "--dry-run", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "--dry-run", NULL });
 	assert_int_equal(run->status, 64);
 	assert_non_null(strstr(run->err, "--dry-run goes with apply"));
 	free(TAKE_PTR(run));
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "now", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "now", NULL });
 	assert_int_equal(run->status, 64);
-	cli_done(&c);
+	boot_cli_done(&c);
 }
 
 /* A kernel that switches nodes at runtime (node 1 shuffled by HMAT): apply writes the nodes. */
 static void test_cli_live(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
-	struct cli c;
+	struct boot_cli c;
 	struct json_object *j;
 
 	cli_setup(&c, state, "auto");
 	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle-nodes = 0\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.boot, "etc/kernel/cmdline", "root=/dev/vda quiet\n"), 0);
 
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "per_node"));
 	assert_string_equal(json_string_at(j, "policy.policy"), "nodes");
 	assert_string_equal(json_string_at(j, "policy.shuffle_nodes"), "0");
@@ -571,7 +534,7 @@ static void test_cli_live(void **state)
 	json_object_put(j);
 
 	/* A dry run says what it would write and writes nothing. */
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "apply", "--dry-run", NULL });
 	assert_int_equal(run->status, 0);
 	assert_non_null(strstr(run->out, "node 0: would write 1 to node0/shuffle/enabled"));
 	assert_non_null(strstr(run->out, "node 1: would write 0 to node1/shuffle/enabled"));
@@ -580,7 +543,7 @@ static void test_cli_live(void **state)
 	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "0");
 	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node1/shuffle/enabled"), "1");
 
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "apply.changed"));
 	assert_int_equal(json_int_at(j, "apply.nodes.0.node"), 0);
 	assert_string_equal(json_string_at(j, "apply.nodes.0.write"), "1");
@@ -598,14 +561,14 @@ static void test_cli_live(void **state)
 	assert_string_equal(fake_sysfs_read(c.boot, "etc/kernel/cmdline"), "root=/dev/vda quiet");
 
 	/* Per node "in effect", in status too. */
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", NULL });
 	assert_int_equal(run->status, 0);
 	assert_non_null(strstr(run->out, "policy nodes (shuffle-nodes = 0) (pmemram.conf:2): in effect"));
 	assert_non_null(strstr(run->out, "node0   shuffled (default-off), in effect"));
 	assert_non_null(strstr(run->out, "node2   not shuffled (default-off), in effect"));
 	assert_null(strstr(run->out, "takes effect at next boot"));
 	free(TAKE_PTR(run));
-	j = ctl_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "status", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "nodes.0.shuffle.shuffled"));
 	assert_false(json_bool_at(j, "nodes.1.shuffle.shuffled"));
 	assert_false(json_bool_at(j, "nodes.1.shuffle.wanted"));
@@ -618,7 +581,7 @@ static void test_cli_live(void **state)
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/reason", "sysfs\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node1/shuffle/reason", "sysfs\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.config, "pmemram.conf", "[global]\nshuffle = auto\n"), 0);
-	j = ctl_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, NULL, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "apply.nodes.0.write"), "0");
 	assert_string_equal(json_string_at(j, "apply.nodes.1.write"), "1");
 	json_object_put(j);
@@ -635,7 +598,7 @@ static void test_cli_live(void **state)
 		snprintf(path, sizeof(path), "devices/system/node/node%d/shuffle/reason", n);
 		assert_int_equal(fake_sysfs_write(c.env->root, path, "forced-off\n"), 0);
 	}
-	run = ctl(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, NULL, (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_equal(run->status, 4);
 	assert_non_null(strstr(run->err, "node 0: forced off by page_alloc.shuffle=0 on the kernel command line"));
 	assert_non_null(strstr(run->err, "node 1: forced off by page_alloc.shuffle=0 on the kernel command line"));
@@ -645,7 +608,7 @@ static void test_cli_live(void **state)
 	assert_non_null(strstr(run->out, "policy on (pmemram.conf:2): nodes 0-2: forced off by page_alloc.shuffle=0"));
 	free(TAKE_PTR(run));
 	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "0");
-	cli_done(&c);
+	boot_cli_done(&c);
 }
 
 /* pmemram's GRUB drop-in from a kernel without the switch goes when the kernel has it. */
@@ -653,7 +616,7 @@ static void test_cli_live_removes_dropin(void **state)
 {
 	_cleanup_(freep) struct run *run = NULL;
 	char update[600], script[512];
-	struct cli c;
+	struct boot_cli c;
 	struct json_object *j;
 
 	cli_setup(&c, state, "on");
@@ -666,7 +629,7 @@ static void test_cli_live_removes_dropin(void **state)
 	/* Without nodeN/shuffle the parameter is the only way: the drop-in is written. */
 	assert_int_equal(fake_sysfs_remove(c.env->root, "devices/system/node/node0/shuffle"), 0);
 	assert_int_equal(fake_sysfs_remove(c.env->root, "kernel/mm/shuffle/nodes"), 0);
-	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
+	j = boot_cli_json(&c, update, (const char *const[]){ "shuffle", "apply", "--json", NULL }, 0);
 	assert_false(json_bool_at(j, "per_node"));
 	assert_string_equal(json_string_at(j, "policy.next_boot_parameter"), "1");
 	json_object_put(j);
@@ -676,11 +639,11 @@ static void test_cli_live_removes_dropin(void **state)
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/enabled", "0\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "devices/system/node/node0/shuffle/reason", "default-off\n"), 0);
 	assert_int_equal(fake_sysfs_write(c.env->root, "kernel/mm/shuffle/nodes", "1\n"), 0);
-	j = ctl_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
+	j = boot_cli_json(&c, update, (const char *const[]){ "shuffle", "--json", NULL }, 0);
 	assert_true(json_bool_at(j, "policy.remove_boot_parameter"));
 	assert_string_equal(json_string_at(j, "policy.state"), "not-applied");
 	json_object_put(j);
-	run = ctl(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
+	run = boot_cli_run(&c, update, (const char *const[]){ "shuffle", "apply", NULL });
 	assert_int_equal(run->status, 0);
 	assert_non_null(strstr(run->out, "node 0: wrote 1 to node0/shuffle/enabled"));
 	assert_non_null(strstr(run->out, "switched 2 nodes at runtime; removed pmemram's page_alloc.shuffle"));
@@ -688,7 +651,7 @@ static void test_cli_live_removes_dropin(void **state)
 	free(TAKE_PTR(run));
 	assert_string_equal(fake_sysfs_read(c.boot, "etc/default/grub.d/60-pmemram.cfg"), "<absent>");
 	assert_string_equal(fake_sysfs_read(c.env->root, "devices/system/node/node0/shuffle/enabled"), "1");
-	cli_done(&c);
+	boot_cli_done(&c);
 }
 
 #define FAKE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fake_env_setup_hmat, fake_env_teardown)

@@ -15,6 +15,13 @@ static const char *const shuffle_names[_PMEMRAM_CONFIG_SHUFFLE_MAX] = {
 	[PMEMRAM_CONFIG_SHUFFLE_NODES] = "nodes",
 };
 
+static const char *const hotplug_names[_PMEMRAM_CONFIG_HOTPLUG_MAX] = {
+	[PMEMRAM_CONFIG_HOTPLUG_KEEP] = "keep",
+	[PMEMRAM_CONFIG_HOTPLUG_OFFLINE] = "offline",
+	[PMEMRAM_CONFIG_HOTPLUG_MOVABLE] = "movable",
+	[PMEMRAM_CONFIG_HOTPLUG_AUTO_MOVABLE] = "auto-movable",
+};
+
 static const char *const switch_names[_PMEMRAM_CONFIG_SWITCH_MAX] = {
 	[PMEMRAM_CONFIG_SWITCH_KEEP] = "keep",
 	[PMEMRAM_CONFIG_SWITCH_ON] = "on",
@@ -56,6 +63,11 @@ static const char *const class_mode_names[_PMEMRAM_CLASS_MODE_MAX] = {
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s)
 {
 	return (unsigned)s < ELEMENTSOF(shuffle_names) ? shuffle_names[s] : NULL;
+}
+
+const char *pmemram_config_hotplug_to_string(enum pmemram_config_hotplug h)
+{
+	return (unsigned)h < ELEMENTSOF(hotplug_names) ? hotplug_names[h] : NULL;
 }
 
 enum pmemram_config_shuffle pmemram_config_shuffle_policy(const struct pmemram_config *c)
@@ -332,6 +344,14 @@ static void key_shuffle(struct parser *p, const char *key, const char *value)
 
 	if (i >= 0 && set_once(p, key, &p->config->shuffle_set))
 		p->config->shuffle = (enum pmemram_config_shuffle)i;
+}
+
+static void key_hotplug_policy(struct parser *p, const char *key, const char *value)
+{
+	int i = parse_choice(p, key, value, hotplug_names, _PMEMRAM_CONFIG_HOTPLUG_MAX);
+
+	if (i >= 0 && set_once(p, key, &p->config->hotplug_set))
+		p->config->hotplug = (enum pmemram_config_hotplug)i;
 }
 
 /* "1,3" or "0-2,5": node numbers and ranges FIRST-LAST, comma-separated, each node once. */
@@ -710,6 +730,7 @@ static const struct key_def {
 	/* clang-format off */
 	{ SECTION_GLOBAL, "shuffle", key_shuffle },
 	{ SECTION_GLOBAL, "shuffle-nodes", key_shuffle_nodes },
+	{ SECTION_GLOBAL, "hotplug-policy", key_hotplug_policy },
 	{ SECTION_GLOBAL, "demotion", key_demotion },
 	{ SECTION_GLOBAL, "online-at-bind", key_online_at_bind },
 	{ SECTION_GLOBAL, "promotion", key_promotion },
@@ -1159,6 +1180,8 @@ int pmemram_config_new(struct pmemram_config **ret)
 	c->shuffle = PMEMRAM_CONFIG_SHUFFLE_AUTO;
 	c->shuffle_set.file = -1;
 	c->shuffle_nodes_set.file = -1;
+	c->hotplug = PMEMRAM_CONFIG_HOTPLUG_KEEP;
+	c->hotplug_set.file = -1;
 	c->demotion = PMEMRAM_CONFIG_SWITCH_KEEP;
 	c->demotion_set.file = -1;
 	c->promotion = PMEMRAM_CONFIG_SWITCH_KEEP;

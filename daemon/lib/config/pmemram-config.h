@@ -40,6 +40,16 @@ enum pmemram_config_shuffle {
 	_PMEMRAM_CONFIG_SHUFFLE_MAX,
 };
 
+/* What the kernel does with hot-added memory from the next boot on: the key hotplug-policy, kept on the
+ * kernel command line (memhp_default_state, memory_hotplug.online_policy) by pmemramctl hotplug apply. */
+enum pmemram_config_hotplug {
+	PMEMRAM_CONFIG_HOTPLUG_KEEP,	     /* pmemram writes nothing: the kernel's or the administrator's */
+	PMEMRAM_CONFIG_HOTPLUG_OFFLINE,	     /* added offline: only claims online memory */
+	PMEMRAM_CONFIG_HOTPLUG_MOVABLE,	     /* onlined by the kernel, always ZONE_MOVABLE */
+	PMEMRAM_CONFIG_HOTPLUG_AUTO_MOVABLE, /* onlined by the kernel, movable within its auto-movable ratio */
+	_PMEMRAM_CONFIG_HOTPLUG_MAX,
+};
+
 /* Whether pmemramd writes a kernel switch, and what: demotion (/sys/kernel/mm/numa/demotion_enabled)
  * and promotion (kernel.numa_balancing's memory-tiering bit). */
 enum pmemram_config_switch {
@@ -160,6 +170,8 @@ struct pmemram_config {
 	struct pmemram_config_origin shuffle_set;
 	struct pmemram_nodemask shuffle_nodes; /* the key shuffle-nodes, when shuffle_nodes_set */
 	struct pmemram_config_origin shuffle_nodes_set;
+	enum pmemram_config_hotplug hotplug; /* the key hotplug-policy */
+	struct pmemram_config_origin hotplug_set;
 	enum pmemram_config_switch demotion;
 	struct pmemram_config_origin demotion_set;
 	/* kernel.numa_balancing's memory-tiering bit (promotion of hot pages to the top tier) */
@@ -291,6 +303,7 @@ enum pmemram_config_shuffle pmemram_config_shuffle_policy(const struct pmemram_c
 /* Where that policy is set: the origin of shuffle-nodes or of shuffle (file -1: the default). */
 struct pmemram_config_origin pmemram_config_shuffle_origin(const struct pmemram_config *c);
 const char *pmemram_config_switch_to_string(enum pmemram_config_switch d);
+const char *pmemram_config_hotplug_to_string(enum pmemram_config_hotplug h);
 /* The word before the ':' of a match value: "uuid", "device", "hmem", "region"; "all-devdax". */
 const char *pmemram_match_to_string(enum pmemram_match m);
 /* The value of "match = hmem:VALUE": "START-END", two hex addresses (with or without "0x", as
