@@ -304,6 +304,9 @@ static void write_metrics(struct manager *m, const struct reading *rd)
 		.shuffle_policy = m->shuffle_known ? pmemram_config_shuffle_to_string(m->shuffle.policy) : NULL,
 		.shuffle_policy_state =
 			m->shuffle_known ? pmemram_shuffle_policy_state_to_string(m->shuffle.state) : NULL,
+		.hotplug_policy = m->hotplug_known ? pmemram_config_hotplug_to_string(m->hotplug.policy) : NULL,
+		.hotplug_policy_state =
+			m->hotplug_known ? pmemram_hotplug_policy_state_to_string(m->hotplug.state) : NULL,
 		.demotion = m->demotion,
 		.n_nodes = rd->topology ? rd->topology->n_nodes : 0,
 		.nodes = rd->nodes,

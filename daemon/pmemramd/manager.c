@@ -94,6 +94,42 @@ static void check_shuffle(struct manager *m)
 			      fields, "shuffle policy %s: %s", policy, m->shuffle.text);
 }
 
+/* Evaluate and log the hotplug policy of the configuration in force: in effect at info, pending a reboot
+ * at notice, not applied (or nowhere to write it) as a warning; a failure only says so. */
+static void check_hotplug(struct manager *m)
+{
+	struct pmemram_hotplug_running k;
+	struct pmemram_bootparam boot;
+	unsigned zones = 0;
+	char field[64];
+	const char *fields[] = { field, NULL }, *policy;
+	int r;
+
+	m->hotplug_known = false;
+	for (size_t i = 0; i < m->config->n_claims; i++)
+		zones |= 1u << m->config->claims[i].zone;
+	r = pmemram_hotplug_running_read(m->ctx, &k);
+	if (r >= 0)
+		r = pmemram_bootparam_read("/", &pmemram_boot_hotplug, &boot);
+	if (r >= 0)
+		r = pmemram_hotplug_policy_evaluate(m->config->hotplug, zones, &k, &boot, &m->hotplug);
+	if (r < 0) {
+		mevent(m, MANAGER_EVENT_HOTPLUG_UNKNOWN, "cannot evaluate the hotplug policy: %s", strerror(-r));
+		return;
+	}
+	m->hotplug_known = true;
+	snprintf(field, sizeof(field), "PMEMRAM_HOTPLUG_POLICY=%s",
+		 pmemram_hotplug_policy_state_to_string(m->hotplug.state));
+	policy = pmemram_config_hotplug_to_string(m->hotplug.policy);
+	if (m->hotplug.state == PMEMRAM_HOTPLUG_POLICY_IN_EFFECT)
+		manager_log(m, LOG_INFO, fields, "hotplug policy %s: %s", policy, m->hotplug.text);
+	else
+		manager_event(m,
+			      m->hotplug.state == PMEMRAM_HOTPLUG_POLICY_NEXT_BOOT ? MANAGER_EVENT_HOTPLUG_NEXT_BOOT
+										   : MANAGER_EVENT_HOTPLUG_DRIFT,
+			      fields, "hotplug policy %s: %s", policy, m->hotplug.text);
+}
+
 /* A node refused or failed: reported once, then left alone (m->shuffle_refused). */
 static void shuffle_refused(struct manager *m, int node, enum manager_event e, const char *format, ...) _printf_(4, 5);
 static void shuffle_refused(struct manager *m, int node, enum manager_event e, const char *format, ...)
@@ -274,6 +310,7 @@ int manager_load_config(struct manager *m, bool initial)
 	else
 		mevent(m, MANAGER_EVENT_NO_CONFIG, "no configuration in %s: nothing is claimed", m->config_dir);
 	check_shuffle(m);
+	check_hotplug(m);
 	return 0;
 }
 
@@ -912,6 +949,16 @@ int manager_status_json(struct manager *m, struct json_object **ret)
 		     json_add(sp, "state",
 			      json_object_new_string(pmemram_shuffle_policy_state_to_string(m->shuffle.state))) &&
 		     json_add(sp, "text", json_object_new_string(m->shuffle.text));
+	}
+	if (ok && m->hotplug_known) {
+		struct json_object *hp = json_object_new_object();
+
+		ok = json_add(d, "hotplug_policy", hp) &&
+		     json_add(hp, "policy",
+			      json_object_new_string(pmemram_config_hotplug_to_string(m->hotplug.policy))) &&
+		     json_add(hp, "state",
+			      json_object_new_string(pmemram_hotplug_policy_state_to_string(m->hotplug.state))) &&
+		     json_add(hp, "text", json_object_new_string(m->hotplug.text));
 	}
 	if (ok && m->last_error[0])
 		ok = json_add(d, "error", json_object_new_string(m->last_error));

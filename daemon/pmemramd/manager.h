@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "pmemram-config.h"
+#include "pmemram-hotplug-policy.h"
 #include "pmemram-shuffle-policy.h"
 #include "pmemram-protocol.h"
 #include "pmemram-reconcile.h"
@@ -95,6 +96,10 @@ struct manager {
 	 * (manager_apply_shuffle()); a node refused or failed once is reported once and left alone
 	 * until the configuration is loaded again. */
 	struct pmemram_nodemask shuffle_refused;
+	/* The hotplug policy against the kernel and the boot configuration, evaluated at every (re)load
+	 * of the configuration; pmemramd reports it, pmemramctl hotplug apply writes it. */
+	bool hotplug_known;
+	struct pmemram_hotplug_policy hotplug;
 	/* tiering classes, applied after each reconcile (classes.c) */
 	size_t n_classes;
 	struct manager_class *classes;

@@ -264,6 +264,13 @@ static void shuffle(const struct pmemram_metrics *m, FILE *f)
 		header(f, "pmemram_shuffle_policy", "gauge", "The configured shuffle policy and where it stands (always 1).");
 		sample(f, "pmemram_shuffle_policy", &l, 1);
 	}
+	if (m->hotplug_policy && m->hotplug_policy_state) {
+		struct labels l = { 2, { "policy", "state" }, { m->hotplug_policy, m->hotplug_policy_state } };
+
+		header(f, "pmemram_hotplug_policy", "gauge",
+		       "The configured hotplug policy and where it stands (always 1).");
+		sample(f, "pmemram_hotplug_policy", &l, 1);
+	}
 	if (m->demotion >= 0)
 		single(f, "pmemram_demotion_enabled", "gauge", "The kernel's memory-tier demotion switch.",
 		       (uint64_t)m->demotion);

@@ -60,6 +60,7 @@ struct pmemram_metrics {
 	const struct pmemram_metrics_count *release_failures;
 	const struct pmemram_shuffle *shuffle;			/* NULL: unknown */
 	const char *shuffle_policy, *shuffle_policy_state;	/* NULL: unknown */
+	const char *hotplug_policy, *hotplug_policy_state;	/* NULL: unknown */
 	int demotion;						/* demotion_enabled: 1, 0, -1 unknown */
 	size_t n_nodes;
 	const struct pmemram_metrics_node *nodes;
