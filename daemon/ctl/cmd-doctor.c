@@ -38,7 +38,8 @@ struct doctor {
 	struct pmemram_config *config;
 	struct pmemram_observation *o;
 	struct pmemram_plan *plan;
-	struct ctl_shuffle *shuffle;		/* with the topology and the command line */
+	struct ctl_shuffle *shuffle; /* with the topology and the command line */
+	struct ctl_hotplug hotplug;
 	struct pmemram_topology *topology;	/* the shuffle's */
 	struct pmemram_memory_summary *summary; /* of every block: the observation has the devices' */
 	struct json_object *provenance;		/* one per observed dax device, in their order */
@@ -99,7 +100,7 @@ _printf_(7, 8) static void finding_add(struct doctor *d, const char *id, enum do
 
 /* ---- reading ----------------------------------------------------------------- */
 
-static int doctor_read_shuffle(struct pmemram_ctx *ctx, struct doctor *d)
+static int doctor_read_boot(struct pmemram_ctx *ctx, struct doctor *d)
 {
 	enum pmemram_config_shuffle policy = pmemram_config_shuffle_policy(d->config);
 
@@ -111,7 +112,9 @@ static int doctor_read_shuffle(struct pmemram_ctx *ctx, struct doctor *d)
 	r = ctl_shuffle_read(ctx, policy, policy == PMEMRAM_CONFIG_SHUFFLE_NODES ? &d->config->shuffle_nodes : NULL,
 			     d->shuffle);
 	d->topology = d->shuffle->topology;
-	return r;
+	if (r != CTL_EXIT_OK)
+		return r;
+	return ctl_hotplug_read(ctx, d->config, &d->hotplug);
 }
 
 /* Who onlined each device, from pmemramd's record beside its socket (none readable: none). */
@@ -128,7 +131,7 @@ static int doctor_read_kernel(struct pmemram_ctx *ctx, struct doctor *d)
 	_cleanup_(pmemram_memory_freep) struct pmemram_memory *memory = NULL;
 	int r;
 
-	r = doctor_read_shuffle(ctx, d);
+	r = doctor_read_boot(ctx, d);
 	if (r != CTL_EXIT_OK)
 		return r;
 	r = pmemram_observe_lazy(ctx, &d->o);
@@ -323,8 +326,8 @@ static void check_auto_online(struct doctor *d)
 		    refused ? "a claim is refused because the kernel would online its blocks in another zone (error)"
 			    : "the kernel onlines every hot-added block itself, unclaimed devices' too, in a zone "
 			      "of its choosing (warning: pmemram still moves claimed blocks)",
-		    "echo offline > /sys/devices/system/memory/auto_online_blocks, and memhp_default_state=offline "
-		    "on the kernel command line for the next boots",
+		    "echo offline > /sys/devices/system/memory/auto_online_blocks; for the next boots "
+		    "hotplug-policy = offline in pmemram.conf, then pmemramctl hotplug apply",
 		    "reads %s", pmemram_auto_online_to_string(a));
 }
 
@@ -335,11 +338,14 @@ static void check_memhp_default_state(struct doctor *d)
 	if (!d->shuffle->cmdline || pmemram_cmdline_get(d->shuffle->cmdline, "memhp_default_state", &value) <= 0 ||
 	    !value || strncmp(value, "online", 6) != 0)
 		return;
+	/* The boot configuration already says what the policy wants: hotplug-pending says reboot. */
+	if (d->hotplug.policy_r >= 0 && d->hotplug.policy.state == PMEMRAM_HOTPLUG_POLICY_NEXT_BOOT)
+		return;
 	finding_add(d, "memhp-default-state", DOCTOR_WARNING, "/proc/cmdline",
 		    "every boot starts with the kernel onlining hot-added memory itself (warning: pmemram "
 		    "still moves claimed blocks)",
-		    "memhp_default_state=offline (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then "
-		    "update-grub; or /etc/kernel/cmdline)",
+		    "hotplug-policy = offline in pmemram.conf, then pmemramctl hotplug apply (it writes "
+		    "memhp_default_state=offline into /etc/kernel/cmdline or a GRUB drop-in)",
 		    "memhp_default_state=%s on the kernel command line", value);
 }
 
@@ -462,6 +468,23 @@ static void check_shuffle(struct doctor *d)
 		    pmemram_shuffle_policy_state_to_string(p->state), p->text);
 }
 
+static void check_hotplug(struct doctor *d)
+{
+	const struct pmemram_hotplug_policy *p = &d->hotplug.policy;
+	bool next_boot = p->state == PMEMRAM_HOTPLUG_POLICY_NEXT_BOOT;
+
+	if (d->hotplug.policy_r < 0 || p->state == PMEMRAM_HOTPLUG_POLICY_IN_EFFECT)
+		return;
+	finding_add(d, "hotplug-pending", DOCTOR_WARNING, "hotplug-policy",
+		    "until then the kernel onlines memory it adds as it does now, not as the policy says (warning: "
+		    "pmemram still moves claimed blocks)",
+		    next_boot ? "reboot"
+		    : p->state == PMEMRAM_HOTPLUG_POLICY_NO_LOADER
+			    ? "create /etc/kernel/cmdline or /etc/default/grub, then pmemramctl hotplug apply"
+			    : "pmemramctl hotplug apply, then reboot",
+		    "%s: %s", pmemram_hotplug_policy_state_to_string(p->state), p->text);
+}
+
 static void check_cxl_memdevs(struct doctor *d)
 {
 	for (size_t i = 0; i < d->o->observed.n_memdevs; i++) {
@@ -522,11 +545,11 @@ static void check_daxctl_hook(struct doctor *d)
 static void doctor_check(struct doctor *d)
 {
 	static void (*const checks[])(struct doctor *) = {
-		check_zone,	   check_no_target_node, check_too_small,
-		check_unmatched,   check_auto_online,	 check_memhp_default_state,
-		check_udev_online, check_tiers,		 check_demotion,
-		check_shuffle,	   check_cxl_memdevs,	 check_cxl_plain_ram,
-		check_daxctl_hook,
+		check_zone,	     check_no_target_node, check_too_small,
+		check_unmatched,     check_auto_online,	   check_memhp_default_state,
+		check_udev_online,   check_tiers,	   check_demotion,
+		check_shuffle,	     check_hotplug,	   check_cxl_memdevs,
+		check_cxl_plain_ram, check_daxctl_hook,
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(checks); i++)

@@ -215,6 +215,57 @@ static void test_memhp_default_state(void **state)
 	json_object_put(j);
 }
 
+/* hotplug-policy = offline: not applied, then pending a reboot (memhp-default-state gives way to it),
+ * then booted with it: nothing. */
+static void test_hotplug_pending(void **state)
+{
+	struct json_object *j, *f;
+
+	W(ENV(state)->conf, "pmemram.conf", "[global]\nhotplug-policy = offline\n" CLAIM_SLOW);
+	W(ENV(state)->udev, "etc/kernel/cmdline", "root=/dev/vda rw\n");
+	W(ENV(state)->sys, "devices/system/memory/auto_online_blocks", "online\n");
+	W(ENV(state)->proc, "cmdline", "root=/dev/vda memhp_default_state=online rw\n");
+	/* auto-online and memhp-default-state are there too: hotplug-pending is the third */
+	{
+		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
+
+		j = json_tokener_parse(run->out);
+		assert_non_null(j);
+		assert_int_equal(json_object_array_length(json_at(j, "findings")), 3);
+		f = json_at(j, "findings.2");
+		assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
+		assert_string_equal(json_string_at(f, "subject"), "hotplug-policy");
+		assert_string_equal(json_string_at(f, "fix"), "pmemramctl hotplug apply, then reboot");
+		assert_non_null(strstr(json_string_at(f, "problem"), "not-applied: "));
+		assert_non_null(strstr(json_string_at(json_at(j, "findings.1"), "fix"), "pmemramctl hotplug apply"));
+		json_object_put(j);
+	}
+
+	/* Written: auto-online (the running kernel) and hotplug-pending, not memhp-default-state */
+	W(ENV(state)->udev, "etc/kernel/cmdline", "root=/dev/vda rw memhp_default_state=offline\n");
+	{
+		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
+
+		j = json_tokener_parse(run->out);
+		assert_non_null(j);
+		assert_int_equal(json_object_array_length(json_at(j, "findings")), 2);
+		assert_string_equal(json_string_at(j, "findings.0.id"), "auto-online");
+		f = json_at(j, "findings.1");
+		assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
+		assert_string_equal(json_string_at(f, "fix"), "reboot");
+		assert_non_null(strstr(json_string_at(f, "problem"), "next-boot: takes effect at next boot"));
+		json_object_put(j);
+	}
+
+	W(ENV(state)->proc, "cmdline", "root=/dev/vda rw memhp_default_state=offline\n");
+	W(ENV(state)->sys, "devices/system/memory/auto_online_blocks", "offline\n");
+	{
+		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
+
+		assert_int_equal(run->status, 0);
+	}
+}
+
 static void test_udev_online(void **state)
 {
 	struct json_object *j, *f;
@@ -384,6 +435,7 @@ int main(void)
 		DOCTOR_TEST(test_claim_unmatched),
 		DOCTOR_TEST(test_auto_online),
 		DOCTOR_TEST(test_memhp_default_state),
+		DOCTOR_TEST(test_hotplug_pending),
 		DOCTOR_TEST(test_udev_online),
 		DOCTOR_TEST(test_tier_mixed),
 		DOCTOR_TEST(test_demotion_escape),
