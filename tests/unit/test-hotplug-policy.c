@@ -51,10 +51,10 @@ static void test_cases(void **state)
 {
 	const struct hotplug_case cases[] = {
 		{ "keep, the kernel offline: nothing to say", PMEMRAM_CONFIG_HOTPLUG_KEEP, MOVABLE,
-		  PMEMRAM_AUTO_ONLINE_OFFLINE, "contiguous-zones", boot(PMEMRAM_BOOTLOADER_GRUB, NULL, NULL, false),
+		  PMEMRAM_AUTO_ONLINE_OFFLINE, "contig-zones", boot(PMEMRAM_BOOTLOADER_GRUB, NULL, NULL, false),
 		  "in-effect", "keep: pmemram leaves the kernel's policy alone (now offline)", "default", NULL },
 		{ "keep, Debian 13's default: the exposure is said", PMEMRAM_CONFIG_HOTPLUG_KEEP, MOVABLE,
-		  PMEMRAM_AUTO_ONLINE_ONLINE, "contiguous-zones",
+		  PMEMRAM_AUTO_ONLINE_ONLINE, "contig-zones",
 		  boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, NULL, NULL, false), "in-effect", "(now online)", "default",
 		  "onlines the memory it adds itself (online): an unclaimed device's too when the kernel binds it to "
 		  "kmem (hmem and CXL RAM at probe since 6.3), and claimed memory it adds perhaps not into the zone "
@@ -66,29 +66,29 @@ static void test_cases(void **state)
 		  PMEMRAM_AUTO_ONLINE_OFFLINE, "", boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, "offline", NULL, true),
 		  "in-effect", "keep:", "offline", NULL },
 		{ "offline, nothing written yet", PMEMRAM_CONFIG_HOTPLUG_OFFLINE, MOVABLE, PMEMRAM_AUTO_ONLINE_ONLINE,
-		  "contiguous-zones", boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, NULL, NULL, false), "not-applied",
+		  "contig-zones", boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, NULL, NULL, false), "not-applied",
 		  "not applied: the boot configuration says default, not offline (run pmemramctl hotplug apply)",
 		  "default", "(online)" },
 		{ "offline, written: pending a reboot", PMEMRAM_CONFIG_HOTPLUG_OFFLINE, MOVABLE,
-		  PMEMRAM_AUTO_ONLINE_ONLINE, "contiguous-zones",
+		  PMEMRAM_AUTO_ONLINE_ONLINE, "contig-zones",
 		  boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, "offline", NULL, true), "next-boot",
 		  "takes effect at next boot: the boot configuration says offline, the running kernel online "
 		  "(reboot to apply)",
 		  "offline", "(online)" },
 		{ "offline, booted with it", PMEMRAM_CONFIG_HOTPLUG_OFFLINE, MOVABLE, PMEMRAM_AUTO_ONLINE_OFFLINE,
-		  "contiguous-zones", boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, "offline", NULL, true), "in-effect",
+		  "contig-zones", boot(PMEMRAM_BOOTLOADER_KERNEL_CMDLINE, "offline", NULL, true), "in-effect",
 		  "in effect (memhp_default_state=offline)", "offline", NULL },
 		{ "offline, but an online_policy left on the line", PMEMRAM_CONFIG_HOTPLUG_OFFLINE, 0,
 		  PMEMRAM_AUTO_ONLINE_OFFLINE, "auto-movable",
 		  boot(PMEMRAM_BOOTLOADER_GRUB, "offline", "auto-movable", false), "not-applied", "not applied",
 		  "offline", NULL },
 		{ "movable: Normal claims are at risk, Movable ones are not", PMEMRAM_CONFIG_HOTPLUG_MOVABLE,
-		  MOVABLE | NORMAL, PMEMRAM_AUTO_ONLINE_MOVABLE, "contiguous-zones",
+		  MOVABLE | NORMAL, PMEMRAM_AUTO_ONLINE_MOVABLE, "contig-zones",
 		  boot(PMEMRAM_BOOTLOADER_GRUB, "online_movable", NULL, true), "in-effect",
 		  "in effect (memhp_default_state=online_movable)", "movable",
 		  "claimed memory it adds perhaps not into the zone claimed (Normal)" },
 		{ "auto-movable needs both words", PMEMRAM_CONFIG_HOTPLUG_AUTO_MOVABLE, MOVABLE,
-		  PMEMRAM_AUTO_ONLINE_ONLINE, "contiguous-zones", boot(PMEMRAM_BOOTLOADER_GRUB, "online", NULL, true),
+		  PMEMRAM_AUTO_ONLINE_ONLINE, "contig-zones", boot(PMEMRAM_BOOTLOADER_GRUB, "online", NULL, true),
 		  "not-applied", "the boot configuration says online, not auto-movable", "online", "(online)" },
 		{ "auto-movable in effect", PMEMRAM_CONFIG_HOTPLUG_AUTO_MOVABLE, MOVABLE, PMEMRAM_AUTO_ONLINE_ONLINE,
 		  "auto-movable", boot(PMEMRAM_BOOTLOADER_GRUB, "online", "auto-movable", true), "in-effect",
@@ -144,7 +144,7 @@ static void cli_setup(struct boot_cli *c, void **state, const char *policy)
 	/* Debian 13's default */
 	assert_int_equal(fake_sysfs_write(c->env->root, "devices/system/memory/auto_online_blocks", "online\n"), 0);
 	assert_int_equal(fake_sysfs_write(c->env->root, "module/memory_hotplug/parameters/online_policy",
-					  "contiguous-zones\n"),
+					  "contig-zones\n"),
 			 0);
 }
 
@@ -161,7 +161,7 @@ static void test_cli_kernel_cmdline(void **state)
 
 	j = boot_cli_json(&c, NULL, (const char *const[]){ "hotplug", "--json", NULL }, 0);
 	assert_string_equal(json_string_at(j, "running.auto_online_blocks"), "online");
-	assert_string_equal(json_string_at(j, "running.online_policy"), "contiguous-zones");
+	assert_string_equal(json_string_at(j, "running.online_policy"), "contig-zones");
 	assert_string_equal(json_string_at(j, "running.policy"), "online");
 	assert_string_equal(json_string_at(j, "policy"), "auto-movable");
 	assert_string_equal(json_string_at(j, "set_at"), "pmemram.conf:2");

@@ -51,7 +51,7 @@ static bool boot_is(const struct pmemram_bootparam *boot, const char *const want
 }
 
 /* The claimed zones a kernel that onlines by itself does not land new blocks in: "movable" and "online-kernel"
- * always use their zone, "online" the one its online policy picks for each block (contiguous-zones: Normal
+ * always use their zone, "online" the one its online policy picks for each block (contig-zones: Normal
  * unless the range borders Movable; auto-movable: Movable only within its ratio), so neither is sure. */
 static unsigned wrong_zones(enum pmemram_auto_online a, unsigned claimed)
 {
@@ -160,7 +160,7 @@ int pmemram_hotplug_running_read(struct pmemram_ctx *ctx, struct pmemram_hotplug
 	if (r < 0)
 		return r;
 	k.auto_online = (enum pmemram_auto_online)a;
-	/* Since 5.15; a kernel without it onlines "online" as contiguous-zones does. */
+	/* Since 5.15; a kernel without it onlines "online" as contig-zones does. */
 	r = sysfs_read_string(ctx, "module/memory_hotplug/parameters/online_policy", k.online_policy,
 			      sizeof(k.online_policy));
 	if (r < 0 && r != -ENOENT)

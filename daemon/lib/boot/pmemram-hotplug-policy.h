@@ -25,7 +25,7 @@ struct pmemram_hotplug_running {
 };
 
 /* A kernel's way with hot-added memory in pmemram.conf's words: "offline", "movable", "auto-movable",
- * and the two no policy asks for, "online" (the kernel's zone: contiguous-zones) and "online-kernel". */
+ * and the two no policy asks for, "online" (the kernel's zone: contig-zones) and "online-kernel". */
 #define PMEMRAM_HOTPLUG_NAME_MAX 16
 
 struct pmemram_hotplug_policy {

@@ -35,7 +35,7 @@ events() { journalctl -b -u pmemramd -o verbose MESSAGE_ID="$1" | grep -c '^ *ME
 
 case ${PMEMRAM_BOOT:-1} in
 1)
-	plan 19
+	plan 18
 	# As an installer would: the running command line becomes the configured one.
 	mkdir -p /etc/kernel /etc/pmemram
 	cat /proc/cmdline >/etc/kernel/cmdline
