@@ -601,7 +601,23 @@ static void test_class_errors(void **state)
 		     "a.conf:1: invalid class name \"abcdefghijklmnopqrstuvwxyz012345\" (expected \"NAME\", 1 to 31 "
 		     "letters, digits or '_')");
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = strict\n",
-		     "a.conf:3: key 'mode': expected 'bind', 'preferred' or 'interleave', got 'strict'");
+		     "a.conf:3: key 'mode': expected 'bind', 'preferred', 'interleave' or 'weighted-interleave', got "
+		     "'strict'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = 0:3,2\n",
+		     "a.conf:4: key 'weights': expected 'hmat' or NODE:WEIGHT pairs like '0:3,2:1', got '0:3,2'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = 0:3,\n",
+		     "a.conf:4: key 'weights': expected 'hmat' or NODE:WEIGHT pairs like '0:3,2:1', got '0:3,'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = 0:256\n",
+		     "a.conf:4: key 'weights': in '0:256', node 0 weight 256: nodes 0 to 1023, weights 1 to 255");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = 0:0\n",
+		     "a.conf:4: key 'weights': in '0:0', node 0 weight 0: nodes 0 to 1023, weights 1 to 255");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = 1:2,1:3\n",
+		     "a.conf:4: key 'weights': node 1 given twice in '1:2,1:3'");
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nmode = weighted-interleave\nweights = -1:2\n",
+		     "a.conf:4: key 'weights': expected 'hmat' or NODE:WEIGHT pairs like '0:3,2:1', got '-1:2'");
+	/* the weights are the kernel's, for weighted interleave only */
+	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nweights = 0:1\n",
+		     "a.conf:3: class 'x': key 'weights' goes with 'mode = weighted-interleave' only, not bind");
 	expect_error("a.conf", "[class \"x\"]\nnodes = fast\n",
 		     "a.conf:2: key 'nodes': expected 'dram', 'pmem', 'all', 'lowest-latency', 'highest-bandwidth' or a "
 		     "node list like '0,2-3', got 'fast'");
@@ -622,7 +638,7 @@ static void test_class_errors(void **state)
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\n\n[class \"x\"]\n",
 		     "a.conf:4: class 'x': defined twice in this file (first at line 1)");
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\npolicy = bind\n",
-		     "a.conf:3: key 'policy': unknown in [class] (known: nodes, mode, protect)");
+		     "a.conf:3: key 'policy': unknown in [class] (known: nodes, mode, protect, weights)");
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = lots\n",
 		     "a.conf:3: key 'protect': expected a size like '512M' or '2G' (0 for none), got 'lots'");
 	expect_error("a.conf", "[class \"x\"]\nnodes = dram\nprotect = -1G\n",
@@ -786,6 +802,35 @@ static void test_override_order(void **state)
 	assert_int_equal(claim->zone, PMEMRAM_ZONE_NORMAL);
 	assert_string_equal(pmemram_config_origin_to_string(c, claim->zone_set, where, sizeof(where)),
 			    "pmemram.conf.d/10-a.conf:2");
+}
+
+static void test_class_weights(void **state)
+{
+	_cleanup_(pmemram_config_freep) struct pmemram_config *c = NULL;
+	struct pmemram_config_errors e = {};
+
+	(void)state;
+	/* hmat by default; a list; a drop-in replaces the list whole */
+	assert_int_equal(pmemram_config_new(&c), 0);
+	assert_int_equal(PARSE(c, "pmemram.conf",
+			       "[class \"wide\"]\nnodes = all\nmode = weighted-interleave\n[class \"two\"]\nnodes = 1,2\n"
+			       "mode = weighted-interleave\nweights = 2:1,1:3\n",
+			       &e),
+			 0);
+	assert_int_equal(c->classes[0].mode, PMEMRAM_CLASS_WEIGHTED_INTERLEAVE);
+	assert_true(c->classes[0].weights_hmat);
+	assert_false(c->classes[1].weights_hmat);
+	assert_int_equal(c->classes[1].n_weights, 2);
+	assert_int_equal(c->classes[1].weights[0].node, 2);
+	assert_int_equal(c->classes[1].weights[0].weight, 1);
+	assert_int_equal(c->classes[1].weights[1].node, 1);
+	assert_int_equal(c->classes[1].weights[1].weight, 3);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/50-two.conf", "[class \"two\"]\nweights = 1:255\n", &e), 0);
+	assert_int_equal(c->classes[1].n_weights, 1);
+	assert_int_equal(c->classes[1].weights[0].weight, 255);
+	assert_int_equal(PARSE(c, "pmemram.conf.d/60-two.conf", "[class \"two\"]\nweights = hmat\n", &e), 0);
+	assert_true(c->classes[1].weights_hmat);
+	assert_string_equal(pmemram_class_mode_to_string(PMEMRAM_CLASS_WEIGHTED_INTERLEAVE), "weighted-interleave");
 }
 
 static void test_class_protect(void **state)
@@ -1138,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_online_at_bind),
 		cmocka_unit_test(test_promotion),
 		cmocka_unit_test(test_class_errors),
+		cmocka_unit_test(test_class_weights),
 		cmocka_unit_test(test_class_protect),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_verify_errors),

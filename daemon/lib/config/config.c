@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pmemram.conf parser: pure string parsing with file:line:key messages and the checks across files. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 
 #include "pmemram-config.h"
@@ -58,6 +59,7 @@ static const char *const class_mode_names[_PMEMRAM_CLASS_MODE_MAX] = {
 	[PMEMRAM_CLASS_BIND] = "bind",
 	[PMEMRAM_CLASS_PREFERRED] = "preferred",
 	[PMEMRAM_CLASS_INTERLEAVE] = "interleave",
+	[PMEMRAM_CLASS_WEIGHTED_INTERLEAVE] = "weighted-interleave",
 };
 
 const char *pmemram_config_shuffle_to_string(enum pmemram_config_shuffle s)
@@ -702,6 +704,62 @@ static void key_mode(struct parser *p, const char *key, const char *value)
 		p->class->mode = (enum pmemram_class_mode)i;
 }
 
+/* "hmat", or NODE:WEIGHT pairs separated by commas, each node once, weights 1-255. */
+static void key_weights(struct parser *p, const char *key, const char *value)
+{
+	struct pmemram_class_weight list[PMEMRAM_CLASS_WEIGHTS_MAX];
+	char q[QUOTE_MAX + 4];
+	const char *s = value;
+	size_t n = 0;
+
+	if (streq(value, "hmat")) {
+		if (set_once(p, key, &p->class->weights_set)) {
+			p->class->weights_hmat = true;
+			p->class->n_weights = 0;
+		}
+		return;
+	}
+	for (;;) {
+		unsigned long node, weight;
+		char *end;
+
+		if (n == PMEMRAM_CLASS_WEIGHTS_MAX) {
+			parse_error(p, "key '%s': more than %d NODE:WEIGHT pairs in '%s'", key,
+				    PMEMRAM_CLASS_WEIGHTS_MAX, quote(value, q));
+			return;
+		}
+		errno = 0;
+		node = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : ULONG_MAX;
+		if (node == ULONG_MAX || errno || *end != ':' || end[1] < '0' || end[1] > '9')
+			goto bad;
+		weight = strtoul(end + 1, &end, 10);
+		if (errno || (*end && *end != ','))
+			goto bad;
+		if (node >= PMEMRAM_MAX_NODES || weight < 1 || weight > PMEMRAM_CLASS_WEIGHT_MAX) {
+			parse_error(p, "key '%s': in '%s', node %lu weight %lu: nodes 0 to %d, weights 1 to %d", key,
+				    quote(value, q), node, weight, PMEMRAM_MAX_NODES - 1, PMEMRAM_CLASS_WEIGHT_MAX);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (list[i].node == node) {
+				parse_error(p, "key '%s': node %lu given twice in '%s'", key, node, quote(value, q));
+				return;
+			}
+		list[n++] = (struct pmemram_class_weight){ .node = (unsigned)node, .weight = (unsigned)weight };
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	if (!set_once(p, key, &p->class->weights_set))
+		return;
+	p->class->weights_hmat = false;
+	p->class->n_weights = n;
+	memcpy(p->class->weights, list, n * sizeof(list[0]));
+	return;
+bad:
+	parse_error(p, "key '%s': expected 'hmat' or NODE:WEIGHT pairs like '0:3,2:1', got '%s'", key, quote(value, q));
+}
+
 static void key_protect(struct parser *p, const char *key, const char *value)
 {
 	char q[QUOTE_MAX + 4];
@@ -744,6 +802,7 @@ static const struct key_def {
 	{ SECTION_CLASS, "nodes", key_nodes },
 	{ SECTION_CLASS, "mode", key_mode },
 	{ SECTION_CLASS, "protect", key_protect },
+	{ SECTION_CLASS, "weights", key_weights },
 	/* clang-format on */
 };
 
@@ -834,6 +893,8 @@ static bool add_class(struct parser *p, const char *name)
 		.nodes_set.file = -1,
 		.mode_set.file = -1,
 		.protect_set.file = -1,
+		.weights_set.file = -1,
+		.weights_hmat = true,
 		.defined = { .file = p->file_index, .line = p->line },
 	};
 	strcpy(classes[c->n_classes].name, name);
@@ -1156,12 +1217,21 @@ int pmemram_config_verify(const struct pmemram_config *c, struct pmemram_config_
 		failed = true;
 	}
 
-	for (size_t i = 0; i < c->n_classes; i++)
-		if (c->classes[i].nodes_set.file < 0) {
-			origin_error(c, errors, c->classes[i].defined, "class '%s': key 'nodes' missing",
-				     c->classes[i].name);
+	for (size_t i = 0; i < c->n_classes; i++) {
+		const struct pmemram_class *k = &c->classes[i];
+
+		if (k->nodes_set.file < 0) {
+			origin_error(c, errors, k->defined, "class '%s': key 'nodes' missing", k->name);
 			failed = true;
 		}
+		/* The weights are the kernel's, per node: they mean nothing to another mode. */
+		if (k->weights_set.file >= 0 && k->mode != PMEMRAM_CLASS_WEIGHTED_INTERLEAVE) {
+			origin_error(c, errors, k->weights_set,
+				     "class '%s': key 'weights' goes with 'mode = weighted-interleave' only, not %s",
+				     k->name, pmemram_class_mode_to_string(k->mode));
+			failed = true;
+		}
+	}
 
 	return failed ? -EINVAL : 0;
 }

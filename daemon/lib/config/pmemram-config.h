@@ -148,7 +148,17 @@ enum pmemram_class_mode {
 	PMEMRAM_CLASS_BIND,
 	PMEMRAM_CLASS_PREFERRED,
 	PMEMRAM_CLASS_INTERLEAVE,
+	PMEMRAM_CLASS_WEIGHTED_INTERLEAVE, /* Linux 6.9: weights per node, written by pmemramd */
 	_PMEMRAM_CLASS_MODE_MAX,
+};
+
+/* weights = hmat | NODE:WEIGHT,...: for mode = weighted-interleave. */
+#define PMEMRAM_CLASS_WEIGHTS_MAX 16 /* NODE:WEIGHT pairs */
+#define PMEMRAM_CLASS_WEIGHT_MAX 255 /* the kernel's u8 */
+
+struct pmemram_class_weight {
+	unsigned node;
+	unsigned weight; /* 1 to PMEMRAM_CLASS_WEIGHT_MAX */
 };
 
 /* The name becomes the slice pmemram-NAME.slice: letters, digits and '_' only, since '-' in a
@@ -162,7 +172,11 @@ struct pmemram_class {
 	char nodes_text[64];	      /* the value as written, for messages and status */
 	enum pmemram_class_mode mode; /* PMEMRAM_CLASS_BIND by default */
 	uint64_t protect;	      /* bytes of the slice's memory protected from reclaim, 0 none */
-	struct pmemram_config_origin defined, nodes_set, mode_set, protect_set;
+	/* weights: from each node's HMAT read bandwidth (the default), or the list */
+	bool weights_hmat;
+	size_t n_weights;
+	struct pmemram_class_weight weights[PMEMRAM_CLASS_WEIGHTS_MAX];
+	struct pmemram_config_origin defined, nodes_set, mode_set, protect_set, weights_set;
 };
 
 struct pmemram_config {
