@@ -327,6 +327,57 @@ static void test_nodemask_format(void **state)
 	assert_int_equal(pmemram_nodemask_format(&m, NULL, sizeof(buf)), -EINVAL);
 }
 
+/* weights = hmat from the access0 read bandwidths, a list, and what neither can give. */
+static void test_weights(void **state)
+{
+	struct pmemram_class c = { .name = "w",
+				   .nodes = PMEMRAM_CLASS_NODES_ALL,
+				   .mode = PMEMRAM_CLASS_WEIGHTED_INTERLEAVE,
+				   .weights_hmat = true };
+	struct pmemram_nodemask all = {}, two = {};
+	struct pmemram_weights w;
+	struct machine m;
+	char why[256], text[64];
+
+	(void)state;
+	qemu_machine(&m);
+	for (unsigned n = 0; n < 3; n++)
+		pmemram_nodemask_set(&all, n);
+	pmemram_nodemask_set(&two, 1);
+	pmemram_nodemask_set(&two, 2);
+
+	/* 10, 5 and 1 GB/s */
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &all, &w, why, sizeof(why)), 0);
+	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "0:10,1:5,2:1");
+	/* 15 against 10: one decimal kept, reduced */
+	m.nodes[1].access0.read_bandwidth = 15360;
+	m.nodes[2].access0.read_bandwidth = 10240;
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), 0);
+	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "1:3,2:2");
+	/* a ratio past what the kernel holds is clamped */
+	m.nodes[1].access0.read_bandwidth = 10000000;
+	m.nodes[2].access0.read_bandwidth = 1000;
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), 0);
+	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "1:255,2:1");
+	/* a node without HMAT data */
+	m.nodes[2].access0 = (struct pmemram_access){};
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), -ENODATA);
+	assert_string_equal(why, "node 2 reports no read bandwidth (no ACPI HMAT access0 data): give weights = "
+				 "NODE:WEIGHT,... instead of hmat");
+
+	/* the list: each node of the class needs one; others are not used */
+	c.weights_hmat = false;
+	c.n_weights = 3;
+	c.weights[0] = (struct pmemram_class_weight){ .node = 2, .weight = 1 };
+	c.weights[1] = (struct pmemram_class_weight){ .node = 1, .weight = 3 };
+	c.weights[2] = (struct pmemram_class_weight){ .node = 5, .weight = 7 };
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), 0);
+	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "1:3,2:1");
+	assert_int_equal(pmemram_class_weights(&c, &m.t, &all, &w, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "node 0 of the class has no weight in weights =");
+	assert_int_equal(pmemram_class_weights(NULL, &m.t, &all, &w, why, sizeof(why)), -EINVAL);
+}
+
 int main(void)
 {
 	/* One test a line: clang-format 14 would pack this list into columns. */
@@ -342,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_list_missing),
 		cmocka_unit_test(test_resolve_invalid),
 		cmocka_unit_test(test_nodemask_format),
+		cmocka_unit_test(test_weights),
 	};
 	/* clang-format on */
 

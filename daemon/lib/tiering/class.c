@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Tiering classes: a class's NUMA nodes from the topology and the dax devices, pure (no I/O). */
+/* Tiering classes: a class's NUMA nodes and interleave weights from the topology, pure (no I/O). */
 #include <stdarg.h>
 
 #include "pmemram-class.h"
@@ -145,4 +145,83 @@ int pmemram_class_resolve(const struct pmemram_class *c, const struct pmemram_to
 
 	*ret = m;
 	return 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int pmemram_class_weights(const struct pmemram_class *c, const struct pmemram_topology *t,
+			  const struct pmemram_nodemask *nodes, struct pmemram_weights *ret, char *why, size_t why_size)
+{
+	struct pmemram_weights w = {};
+	uint64_t least = 0, g = 0;
+
+	if (!c || !t || !nodes || !ret)
+		return -EINVAL;
+	if (pmemram_nodemask_weight(nodes) > PMEMRAM_CLASS_WEIGHTS_MAX)
+		return explain(why, why_size, -E2BIG, "%u nodes: weighted interleave takes up to %d",
+			       pmemram_nodemask_weight(nodes), PMEMRAM_CLASS_WEIGHTS_MAX);
+
+	PMEMRAM_NODEMASK_FOREACH(n, nodes) {
+		struct pmemram_class_weight *x = &w.w[w.n++];
+
+		x->node = (unsigned)n;
+		if (!c->weights_hmat) {
+			size_t i;
+
+			for (i = 0; i < c->n_weights && c->weights[i].node != (unsigned)n; i++)
+				;
+			if (i == c->n_weights)
+				return explain(why, why_size, -ENOENT,
+					       "node %d of the class has no weight in weights =", n);
+			x->weight = c->weights[i].weight;
+		} else {
+			const struct pmemram_node *tn = pmemram_topology_find_node(t, n);
+			uint64_t bw = tn && tn->access0.present ? tn->access0.read_bandwidth : 0;
+
+			if (bw == 0)
+				return explain(why, why_size, -ENODATA,
+					       "node %d reports no read bandwidth (no ACPI HMAT access0 data): give "
+					       "weights = NODE:WEIGHT,... instead of hmat",
+					       n);
+			x->weight = (unsigned)(bw > UINT32_MAX ? UINT32_MAX : bw); /* MB/s, scaled below */
+			if (least == 0 || bw < least)
+				least = bw;
+		}
+	}
+	if (c->weights_hmat && w.n > 0) {
+		/* The slowest node is 10; one decimal of the ratios kept, then reduced. */
+		for (size_t i = 0; i < w.n; i++) {
+			uint64_t v = ((uint64_t)w.w[i].weight * 10 + least / 2) / least;
+
+			w.w[i].weight = (unsigned)(v > UINT32_MAX ? UINT32_MAX : v);
+			g = gcd(g, w.w[i].weight);
+		}
+		for (size_t i = 0; i < w.n; i++) {
+			unsigned v = w.w[i].weight / (unsigned)g;
+
+			w.w[i].weight = v > PMEMRAM_CLASS_WEIGHT_MAX ? PMEMRAM_CLASS_WEIGHT_MAX : v;
+		}
+	}
+	*ret = w;
+	return 0;
+}
+
+const char *pmemram_weights_format(const struct pmemram_weights *w, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < w->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%u:%u", i ? "," : "", w->w[i].node, w->w[i].weight);
+	return buf;
 }

@@ -43,3 +43,24 @@ void pmemram_class_slow_nodes(const struct pmemram_topology *t, const struct pme
  */
 void pmemram_class_demotion_escape(const struct pmemram_nodemask *class_nodes, const struct pmemram_topology *t,
 				   const struct pmemram_nodemask *kmem_nodes, struct pmemram_nodemask *ret);
+
+/* One node's weight in each of a class's nodes, in node order. */
+struct pmemram_weights {
+	size_t n;
+	struct pmemram_class_weight w[PMEMRAM_CLASS_WEIGHTS_MAX];
+};
+
+/*
+ * The weights of class c over its resolved nodes.  weights = NODE:WEIGHT,...: each node of nodes must
+ * have one (-ENOENT otherwise; a listed node outside nodes is not used).  hmat: each node's access0
+ * read bandwidth, the smallest among them taken as 10, the ratios rounded, then divided by their
+ * greatest common divisor and clamped to 1-255 (10 GB/s against 1 GB/s gives 10:1, 15 against 10
+ * gives 3:2); -ENODATA when a node reports none.  -E2BIG for more nodes than a class holds.  why
+ * (unless NULL) gets one sentence naming the node.
+ */
+int pmemram_class_weights(const struct pmemram_class *c, const struct pmemram_topology *t,
+			  const struct pmemram_nodemask *nodes, struct pmemram_weights *ret, char *why,
+			  size_t why_size);
+
+/* "1:3,2:1" into buf. */
+const char *pmemram_weights_format(const struct pmemram_weights *w, char *buf, size_t size);

@@ -133,3 +133,16 @@ bool pmemram_numa_usage_to_json(struct json_object *o, int r, const struct pmemr
  */
 struct json_object *pmemram_vmstat_to_json(const struct pmemram_vmstat_counter *now, size_t n,
 					   const struct pmemram_vmstat_counter *base, size_t n_base);
+
+/* The kernel's weights of weighted interleave, below sysfs (Linux 6.9). */
+#define PMEMRAM_WEIGHTS_DIR "kernel/mm/mempolicy/weighted_interleave"
+/* MPOL_WEIGHTED_INTERLEAVE of <linux/mempolicy.h>, which older headers lack. */
+#define PMEMRAM_MPOL_WEIGHTED_INTERLEAVE 6
+
+/* The kernel's weight of node (1-255): 0, or -ENOENT on a kernel without weighted interleave (the
+ * directory) or for a node it has no file for. */
+int pmemram_weight_read(struct pmemram_ctx *ctx, unsigned node, unsigned *ret);
+/* Write it, and read it back. */
+int pmemram_weight_write(struct pmemram_ctx *ctx, unsigned node, unsigned weight);
+/* Whether the running kernel has weighted interleave (the directory exists): 1, 0, or -errno. */
+int pmemram_weights_supported(struct pmemram_ctx *ctx);

@@ -366,3 +366,43 @@ int pmemram_promotion_write(struct pmemram_ctx *ctx, bool on, uint64_t rate_mbps
 	}
 	return 0;
 }
+
+/* ---- weighted interleave ---------------------------------------------------------------- */
+
+int pmemram_weights_supported(struct pmemram_ctx *ctx)
+{
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+	r = sysfs_exists(ctx, PMEMRAM_WEIGHTS_DIR);
+	pmemram_ctx_clear_error(ctx);
+	return r;
+}
+
+int pmemram_weight_read(struct pmemram_ctx *ctx, unsigned node, unsigned *ret)
+{
+	char path[96];
+	uint64_t v;
+	int r;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	snprintf(path, sizeof(path), PMEMRAM_WEIGHTS_DIR "/node%u", node);
+	r = sysfs_read_u64(ctx, path, &v);
+	if (r < 0)
+		return r;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+int pmemram_weight_write(struct pmemram_ctx *ctx, unsigned node, unsigned weight)
+{
+	char path[96], value[16];
+
+	if (!ctx || weight < 1 || weight > PMEMRAM_CLASS_WEIGHT_MAX)
+		return -EINVAL;
+	snprintf(path, sizeof(path), PMEMRAM_WEIGHTS_DIR "/node%u", node);
+	snprintf(value, sizeof(value), "%u", weight);
+	return sysfs_write_verify(ctx, path, value, value);
+}
