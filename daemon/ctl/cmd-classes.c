@@ -34,6 +34,11 @@ struct class_view {
 	bool parent_short; /* pmemram.slice's memory.low is less than the classes' protect together */
 	int usage_r;	   /* of reading the slice cgroup's memory.numa_stat: 1, 0 no cgroup, -errno */
 	struct pmemram_numa_usage usage;
+	/* mode = weighted-interleave: the weights wanted (weights_r < 0 and weights_why when they cannot
+	 * be had) and the kernel's (in_force_r: 0, -ENOENT on a kernel without weighted interleave) */
+	int weights_r, in_force_r;
+	struct pmemram_weights weights, in_force;
+	char weights_why[256];
 };
 
 /* Everything both commands need: the configuration, and the nodes of each class now. */
@@ -70,6 +75,35 @@ static const char *env_or(const char *name, const char *fallback)
 	const char *v = secure_getenv(name);
 
 	return v && *v ? v : fallback;
+}
+
+/* A weighted-interleave class: its weights over the nodes it resolved to, and the kernel's for them. */
+static void read_weights(struct pmemram_ctx *ctx, const struct classes *s, struct class_view *v)
+{
+	v->weights_r = v->r < 0 ? v->r
+				: pmemram_class_weights(v->c, s->topology, &v->mask, &v->weights, v->weights_why,
+							sizeof(v->weights_why));
+	v->in_force_r = pmemram_weights_supported(ctx);
+	if (v->in_force_r == 0)
+		v->in_force_r = -ENOENT;
+	if (v->in_force_r < 0 || v->weights_r < 0)
+		return;
+	v->in_force.n = v->weights.n;
+	for (size_t i = 0; i < v->weights.n && v->in_force_r >= 0; i++) {
+		v->in_force.w[i].node = v->weights.w[i].node;
+		v->in_force_r = pmemram_weight_read(ctx, v->weights.w[i].node, &v->in_force.w[i].weight);
+	}
+}
+
+/* The weights are in force: the kernel's equal the class's. */
+static bool weights_in_force(const struct class_view *v)
+{
+	if (v->weights_r < 0 || v->in_force_r < 0)
+		return false;
+	for (size_t i = 0; i < v->weights.n; i++)
+		if (v->in_force.w[i].weight != v->weights.w[i].weight)
+			return false;
+	return true;
 }
 
 static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes *s)
@@ -120,6 +154,8 @@ static int classes_read(struct pmemram_ctx *ctx, const char *dir, struct classes
 			pmemram_class_demotion_escape(&v->mask, s->topology, &s->kmem, &escape);
 			(void)pmemram_nodemask_format(&escape, v->demotion_escape, sizeof(v->demotion_escape));
 		}
+		if (v->c->mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE)
+			read_weights(ctx, s, v);
 		v->protect_r = pmemram_slice_read_protection(ctx, v->c->name, &v->memory_low);
 		(void)pmemram_slice_name(v->c->name, v->slice, sizeof(v->slice));
 		if (slice_fd < 0 || pmemram_slice_read_nodes(slice_fd, v->c->name, v->slice_nodes,
@@ -228,6 +264,22 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 	ok = ok && (v->protect_r > 0 ? json_add(o, "memory_low", json_object_new_int64((int64_t)v->memory_low))
 				     : json_add_null_value(o, "memory_low"));
 	ok = ok && pmemram_numa_usage_to_json(o, v->usage_r, &v->usage, v->r >= 0 ? &v->mask : NULL);
+	if (v->c->mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE) {
+		char text[160];
+
+		ok = ok && json_add(o, "weights_spec", json_object_new_string(v->c->weights_hmat ? "hmat" : "list"));
+		ok = ok &&
+		     json_add_string_or_null(o, "weights",
+					     v->weights_r >= 0 ? pmemram_weights_format(&v->weights, text, sizeof(text))
+							       : NULL);
+		ok = ok && json_add_string_or_null(o, "weights_error", v->weights_r < 0 ? v->weights_why : NULL);
+		ok = ok && json_add_string_or_null(o, "weights_in_force",
+						   v->weights_r >= 0 && v->in_force_r >= 0
+							   ? pmemram_weights_format(&v->in_force, text, sizeof(text))
+							   : NULL);
+		ok = ok && json_add(o, "weights_supported", json_object_new_boolean(v->in_force_r != -ENOENT));
+		ok = ok && json_add(o, "weights_in_effect", json_object_new_boolean(weights_in_force(v)));
+	}
 	for (size_t i = 0; ok && i < n_units; i++)
 		ok = json_append(u, json_object_new_string(units[i]));
 	for (size_t i = 0; ok && i < n_pids; i++)
@@ -257,6 +309,30 @@ static void print_protect(const struct class_view *v)
 		       : v->parent_short ? "NOT in effect: " PMEMRAM_PARENT_SLICE
 					   "'s memory.low is less than all classes' protect"
 					 : "in effect");
+}
+
+/* "weights 1:3,2:1 (hmat): in force", or what the kernel has, or why there are none. */
+static void print_weights(const struct class_view *v)
+{
+	char want[160], have[160];
+
+	printf("             weights");
+	if (v->weights_r < 0) {
+		printf(" = %s: ERROR: %s\n", v->c->weights_hmat ? "hmat" : "NODE:WEIGHT,...", v->weights_why);
+		return;
+	}
+	printf(" %s (%s): ", pmemram_weights_format(&v->weights, want, sizeof(want)),
+	       v->c->weights_hmat ? "from the HMAT's read bandwidth" : "as configured");
+	if (v->in_force_r == -ENOENT)
+		printf("the kernel has no weighted interleave (Linux 6.9 and later)\n");
+	else if (v->in_force_r < 0)
+		printf("the kernel's cannot be read: %s\n", strerror(-v->in_force_r));
+	else if (weights_in_force(v))
+		printf("in force\n");
+	else
+		printf("NOT in force: the kernel has %s (pmemramd writes them; another writer changed them, or\n"
+		       "             pmemramd has not caught up)\n",
+		       pmemram_weights_format(&v->in_force, have, sizeof(have)));
 }
 
 /* "memory: node 0 4 KiB, node 2 65 MiB", and what of it is outside the class's nodes. */
@@ -309,6 +385,8 @@ static void print_class(struct pmemram_ctx *ctx, const struct class_view *v)
 		printf("             mode %s: for pmemramctl run only; units in the slice are confined to its\n"
 		       "             nodes (AllowedMemoryNodes=), as with bind\n",
 		       pmemram_class_mode_to_string(v->c->mode));
+	if (v->c->mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE)
+		print_weights(v);
 	if (v->c->protect)
 		print_protect(v);
 	print_usage(v);
@@ -503,8 +581,9 @@ static void run_help(void)
 {
 	printf("Usage: %s run --class NAME [--config DIR] [--] COMMAND [ARGS...]\n"
 	       "\n"
-	       "Run COMMAND under the memory policy of tiering class NAME: bind, preferred or\n"
-	       "interleave over the nodes the class resolves to now.  For shells and scripts outside\n"
+	       "Run COMMAND under the memory policy of tiering class NAME: bind, preferred,\n"
+	       "interleave or weighted-interleave over the nodes the class resolves to now.  For shells\n"
+	       "and scripts outside\n"
 	       "systemd; a unit joins a class with Slice=pmemram-NAME.slice.\n",
 	       program_invocation_short_name);
 }
@@ -531,6 +610,9 @@ static int apply_policy(const struct class_view *v)
 	switch (v->c->mode) {
 	case PMEMRAM_CLASS_INTERLEAVE:
 		mode = MPOL_INTERLEAVE;
+		break;
+	case PMEMRAM_CLASS_WEIGHTED_INTERLEAVE:
+		mode = PMEMRAM_MPOL_WEIGHTED_INTERLEAVE;
 		break;
 	case PMEMRAM_CLASS_PREFERRED:
 		mode = pmemram_nodemask_weight(&v->mask) > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
@@ -581,6 +663,25 @@ int cmd_run(const struct ctl_globals *g, int argc, char **argv)
 		fprintf(stderr, "%s run: class %s: %s; not running %s\n", program_invocation_short_name, name, v->why,
 			argv[optind]);
 		return CTL_EXIT_FAILED;
+	}
+	if (v->c->mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE) {
+		char want[160], have[160];
+
+		if (v->in_force_r == -ENOENT || v->weights_r < 0) {
+			fprintf(stderr, "%s run: class %s: %s; not running %s\n", program_invocation_short_name, name,
+				v->weights_r < 0 ? v->weights_why
+						 : "the kernel has no weighted interleave (Linux 6.9 and later)",
+				argv[optind]);
+			return CTL_EXIT_FAILED;
+		}
+		if (!weights_in_force(v))
+			fprintf(stderr,
+				"%s run: class %s: the kernel's weights are %s, not the class's %s (pmemramd writes "
+				"them); running with the kernel's\n",
+				program_invocation_short_name, name,
+				v->in_force_r < 0 ? "unreadable"
+						  : pmemram_weights_format(&v->in_force, have, sizeof(have)),
+				pmemram_weights_format(&v->weights, want, sizeof(want)));
 	}
 	r = apply_policy(v);
 	if (r < 0) {

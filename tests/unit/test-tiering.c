@@ -575,6 +575,58 @@ static void test_ctl_classes(void **state)
 	fake_sysfs_free(config);
 }
 
+/* mode = weighted-interleave: the weights wanted and the kernel's, and run refusing a kernel without them. */
+static void test_ctl_weights(void **state)
+{
+	_cleanup_(freep) struct run *run = NULL;
+	char *config = NULL;
+	struct json_object *j;
+
+	assert_int_equal(fake_sysfs_new(&config), 0);
+	assert_int_equal(
+		fake_sysfs_write(config, "pmemram.conf",
+				 "[class \"wide\"]\nnodes = all\nmode = weighted-interleave\n"
+				 "[class \"two\"]\nnodes = 1,2\nmode = weighted-interleave\nweights = 1:3,2:1\n"),
+		0);
+	/* A kernel without weighted interleave (before 6.9): said, and run refuses. */
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_int_equal(run->status, 0);
+	assert_non_null(strstr(run->out, "weights 0:10,1:5,2:1 (from the HMAT's read bandwidth): the kernel has no "
+					 "weighted interleave (Linux 6.9 and later)"));
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "run", "--class", "two", "--", "touch", config, NULL });
+	assert_int_equal(run->status, 4);
+	assert_non_null(strstr(run->err, "class two: the kernel has no weighted interleave (Linux 6.9 and later); not "
+					 "running touch"));
+	free(TAKE_PTR(run));
+
+	/* A kernel with it: the kernel's weights against the class's. */
+	for (int n = 0; n < 3; n++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "kernel/mm/mempolicy/weighted_interleave/node%d", n);
+		assert_int_equal(fake_sysfs_write(ENV(state)->root, path, "1\n"), 0);
+	}
+	assert_int_equal(fake_sysfs_write(ENV(state)->root, "kernel/mm/mempolicy/weighted_interleave/node1", "3\n"), 0);
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", "--json", NULL });
+	assert_int_equal(run->status, 0);
+	j = json_tokener_parse(run->out);
+	assert_non_null(j);
+	assert_string_equal(json_string_at(j, "classes.0.weights_spec"), "hmat");
+	assert_string_equal(json_string_at(j, "classes.0.weights"), "0:10,1:5,2:1");
+	assert_string_equal(json_string_at(j, "classes.0.weights_in_force"), "0:1,1:3,2:1");
+	assert_false(json_bool_at(j, "classes.0.weights_in_effect"));
+	assert_string_equal(json_string_at(j, "classes.1.weights"), "1:3,2:1");
+	assert_true(json_bool_at(j, "classes.1.weights_in_effect"));
+	json_object_put(j);
+	free(TAKE_PTR(run));
+	run = ctl(ENV(state), config, (const char *const[]){ "classes", NULL });
+	assert_non_null(strstr(run->out, "weights 1:3,2:1 (as configured): in force"));
+	assert_non_null(strstr(run->out, "weights 0:10,1:5,2:1 (from the HMAT's read bandwidth): NOT in force: the "
+					 "kernel has 0:1,1:3,2:1"));
+	fake_sysfs_free(config);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -587,6 +639,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_demotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_promotion, fake_env_setup_hmat, fake_env_teardown),
 		cmocka_unit_test_setup_teardown(test_ctl_classes, fake_env_setup_hmat, fake_env_teardown),
+		cmocka_unit_test_setup_teardown(test_ctl_weights, fake_env_setup_hmat, fake_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
