@@ -252,6 +252,88 @@ static void apply_class(struct manager *m, int dir_fd, const struct pmemram_clas
 	st->protect = c->protect;
 }
 
+/* Whether w has node at weight. */
+static bool weights_have(const struct pmemram_weights *w, unsigned node, unsigned weight)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->w[i].node == node)
+			return w->w[i].weight == weight;
+	return false;
+}
+
+/*
+ * A weighted-interleave class that resolved: write the kernel's weight of each of its nodes that
+ * differs.  The kernel has one weight per node for every process, so taken[] holds the weights the
+ * classes before it in this pass set: another wanting a different one is refused.  A weight that
+ * pmemramd wrote and finds changed was changed by another writer: said, and written again.
+ */
+static void apply_weights(struct manager *m, const struct pmemram_class *c, const struct pmemram_topology *t,
+			  struct manager_class *st, unsigned *taken)
+{
+	struct pmemram_weights w, written = {};
+	char why[256] = "", err[256] = "";
+	unsigned n_written = 0;
+	int r;
+
+	st->weights[0] = '\0';
+	st->wanted_weights = (struct pmemram_weights){};
+	r = pmemram_class_weights(c, t, &st->mask, &w, why, sizeof(why));
+	if (r >= 0) {
+		st->wanted_weights = w;
+		pmemram_weights_format(&w, st->weights, sizeof(st->weights));
+		r = pmemram_weights_supported(m->ctx);
+		if (r == 0)
+			snprintf(err, sizeof(err),
+				 "the kernel has no weighted interleave (Linux 6.9 and later): "
+				 "pmemramctl run refuses the class");
+		else if (r < 0)
+			snprintf(err, sizeof(err), "cannot read %s: %s", PMEMRAM_WEIGHTS_DIR, strerror(-r));
+	} else
+		snprintf(err, sizeof(err), "%s", why[0] ? why : strerror(-r));
+
+	/* All or nothing: a conflict on one node leaves the class's other nodes alone too. */
+	for (size_t i = 0; !err[0] && i < w.n; i++)
+		if (taken[w.w[i].node] && taken[w.w[i].node] != w.w[i].weight)
+			snprintf(err, sizeof(err),
+				 "node %u: weight %u, but a class before it wants %u, and the kernel has one weight per "
+				 "node: that one stays",
+				 w.w[i].node, w.w[i].weight, taken[w.w[i].node]);
+	for (size_t i = 0; !err[0] && i < w.n; i++) {
+		unsigned node = w.w[i].node, weight = w.w[i].weight, have = 0;
+		char field[32], class_field[PMEMRAM_CLASS_NAME_MAX + 16];
+		const char *fields[] = { class_field, field, NULL };
+
+		taken[node] = weight;
+		r = pmemram_weight_read(m->ctx, node, &have);
+		if (r >= 0 && have == weight) {
+			written.w[written.n++] = w.w[i];
+			continue;
+		}
+		snprintf(field, sizeof(field), "PMEMRAM_NODE=%u", node);
+		snprintf(class_field, sizeof(class_field), "PMEMRAM_CLASS=%s", c->name);
+		if (r >= 0 && weights_have(&st->written_weights, node, weight))
+			manager_event(m, MANAGER_EVENT_CLASS_WEIGHTS_CHANGED, fields,
+				      "class %s: node %u's interleave weight is %u, not the %u pmemramd wrote: another "
+				      "writer changed it; writing %u again",
+				      c->name, node, have, weight, weight);
+		r = pmemram_weight_write(m->ctx, node, weight);
+		if (r < 0) {
+			snprintf(err, sizeof(err), "cannot write %s/node%u: %s", PMEMRAM_WEIGHTS_DIR, node,
+				 strerror(-r));
+			break;
+		}
+		written.w[written.n++] = w.w[i];
+		n_written++;
+	}
+	st->written_weights = written;
+	if (n_written > 0)
+		class_log(m, _MANAGER_EVENT_INVALID, c->name, "interleave weights %s written (%s)", st->weights,
+			  c->weights_hmat ? "from the HMAT's read bandwidth" : "as configured");
+	if (err[0] && !streq(err, st->weights_error))
+		class_log(m, MANAGER_EVENT_CLASS_WEIGHTS_FAILED, c->name, "weights: %s", err);
+	snprintf(st->weights_error, sizeof(st->weights_error), "%s", err);
+}
+
 /* The sum of the protections written to the classes' slices. */
 static uint64_t protect_sum(const struct manager *m, const struct manager_class *states)
 {
@@ -529,6 +611,7 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 	struct pmemram_nodemask kmem;
 	const char **keep = NULL;
 	struct manager_class *states;
+	unsigned *taken; /* the interleave weight a class set for each node in this pass, 0 none */
 	bool changed = false, parent_written = false, pruned;
 	int r, removed;
 
@@ -543,9 +626,11 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 
 	states = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*states));
 	keep = calloc(m->config->n_classes ? m->config->n_classes : 1, sizeof(*keep));
-	if (!states || !keep) {
+	taken = calloc(PMEMRAM_MAX_NODES, sizeof(*taken));
+	if (!states || !keep || !taken) {
 		free(states);
 		free(keep);
+		free(taken);
 		return -ENOMEM;
 	}
 	/* Keep the last errors so that an unchanged one is not logged again. */
@@ -585,8 +670,15 @@ int manager_apply_classes(struct manager *m, struct pmemram_topology **topology)
 			snprintf(states[i].error, sizeof(states[i].error), "cannot open %s: %s", m->slice_dir, strerror(-r));
 		goto done;
 	}
-	for (size_t i = 0; i < m->config->n_classes; i++)
+	for (size_t i = 0; i < m->config->n_classes; i++) {
 		apply_class(m, dir_fd, &m->config->classes[i], t, &kmem, &states[i], &changed);
+		if (m->config->classes[i].mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE && !states[i].error[0])
+			apply_weights(m, &m->config->classes[i], t, &states[i], taken);
+		else {
+			states[i].weights[0] = states[i].weights_error[0] = '\0';
+			states[i].wanted_weights = (struct pmemram_weights){};
+		}
+	}
 	apply_parent(m, dir_fd, states, &changed, &parent_written);
 	removed = pmemram_slice_prune(dir_fd, keep, m->config->n_classes, log_removed, m);
 	if (removed < 0)
@@ -614,6 +706,7 @@ done:
 	m->classes = states;
 	m->n_classes = m->config->n_classes;
 	free(keep);
+	free(taken);
 	if (topology)
 		*topology = TAKE_PTR(t);
 	pmemram_topology_free(t);
@@ -652,6 +745,8 @@ struct json_object *manager_classes_json(const struct manager *m)
 		ok = ok && json_add_string_or_null(o, "mode", c ? pmemram_class_mode_to_string(c->mode) : NULL);
 		ok = ok && (c ? json_add(o, "mode_in_slice", json_object_new_boolean(c->mode == PMEMRAM_CLASS_BIND))
 			      : json_add_null_value(o, "mode_in_slice"));
+		ok = ok && json_add_string_or_null(o, "weights", st->weights[0] ? st->weights : NULL);
+		ok = ok && json_add_string_or_null(o, "weights_error", st->weights_error[0] ? st->weights_error : NULL);
 		ok = ok && json_add(o, "protect", json_object_new_int64((int64_t)st->protect));
 		/* null: not known yet, or no protection and none left over */
 		ok = ok && (st->protect_state == 0 || (st->protect == 0 && st->protect_state > 0)

@@ -246,6 +246,10 @@ static int read_state(struct manager *m, struct reading *rd)
 			c->usage = &rd->usage[i];
 		if (c->usage && c->resolved)
 			c->bytes_outside = pmemram_numa_usage_outside(c->usage, &c->nodes, NULL);
+		if (m->classes[i].wanted_weights.n > 0) {
+			c->weights = &m->classes[i].wanted_weights;
+			c->weights_in_force = !m->classes[i].weights_error[0];
+		}
 	}
 	rd->shuffle_known = pmemram_shuffle_read(m->ctx, &rd->shuffle) >= 0;
 	r = pmemram_vmstat_read(m->ctx, rd->system, PMEMRAM_VMSTAT_MAX);

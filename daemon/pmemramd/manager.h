@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "pmemram-config.h"
+#include "pmemram-class.h"
 #include "pmemram-hotplug-policy.h"
 #include "pmemram-shuffle-policy.h"
 #include "pmemram-protocol.h"
@@ -37,6 +38,11 @@ struct manager_class {
 	uint64_t memory_low;	      /* the slice cgroup's memory.low as last read (protect_state != 0) */
 	struct pmemram_nodemask mask; /* nodes, as a mask */
 	bool written;		      /* its slice written in this pass, to apply to the running unit */
+	/* mode = weighted-interleave: the weights wanted ("1:3,2:1", "" none), why they are not in force
+	 * ("" when they are), and what pmemramd last wrote, to tell another writer's change */
+	char weights[160];
+	char weights_error[256];
+	struct pmemram_weights wanted_weights, written_weights;
 };
 
 /* A node's promote and demote counters when pmemramd first saw the node (or the system's, node

@@ -311,6 +311,39 @@ static void class_memory(const struct pmemram_metrics *m, FILE *f)
 	}
 }
 
+/* Each weighted-interleave class's weight per node, and whether the kernel has them. */
+static void class_weights(const struct pmemram_metrics *m, FILE *f)
+{
+	bool headed = false;
+
+	for (size_t i = 0; i < m->n_classes; i++) {
+		const struct pmemram_weights *w = m->classes[i].weights;
+		struct labels one = { 1, { "class" }, { m->classes[i].name } };
+
+		if (!w)
+			continue;
+		if (!headed) {
+			header(f, "pmemram_class_weights_in_force", "gauge",
+			       "Whether the kernel's weighted-interleave weights are a class's.");
+			headed = true;
+		}
+		sample(f, "pmemram_class_weights_in_force", &one, m->classes[i].weights_in_force);
+	}
+	headed = false;
+	for (size_t i = 0; i < m->n_classes; i++)
+		for (size_t k = 0; m->classes[i].weights && k < m->classes[i].weights->n; k++) {
+			char id[16];
+			struct labels l = { 2, { "class", "node" }, { m->classes[i].name, id } };
+
+			(void)snprintf(id, sizeof(id), "%u", m->classes[i].weights->w[k].node);
+			if (!headed)
+				header(f, "pmemram_class_interleave_weight", "gauge",
+				       "A weighted-interleave class's weight for a node (the kernel's when in force).");
+			headed = true;
+			sample(f, "pmemram_class_interleave_weight", &l, m->classes[i].weights->w[k].weight);
+		}
+}
+
 static void classes(const struct pmemram_metrics *m, FILE *f)
 {
 	bool headed = false;
@@ -334,6 +367,7 @@ static void classes(const struct pmemram_metrics *m, FILE *f)
 			headed = true;
 			sample(f, "pmemram_class_node", &l, 1);
 		}
+	class_weights(m, f);
 	class_memory(m, f);
 }
 

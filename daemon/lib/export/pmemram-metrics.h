@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmemram-class.h"
 #include "pmemram-tiering.h"
 #include "pmemram.h"
 
@@ -36,6 +37,10 @@ struct pmemram_metrics_class {
 	struct pmemram_nodemask nodes;
 	const struct pmemram_numa_usage *usage; /* its slice cgroup's memory per node; NULL: not known */
 	uint64_t bytes_outside;			/* of usage, on nodes not in nodes (when resolved) */
+	/* mode = weighted-interleave: the weights wanted (NULL: another mode, or none could be had),
+	 * and whether they are in force */
+	const struct pmemram_weights *weights;
+	bool weights_in_force;
 };
 
 struct pmemram_metrics {
