@@ -11,8 +11,11 @@
  *         stream: sums of the whole buffer as 64-bit words, 4 passes (bandwidth: MB/s);
  *       and prints "chase_ns=X stream_mbps=Y nodes=N0:pages,N2:pages" (the buffer's pages per
  *       node from /proc/self/numa_maps).
+ *   tier-bench MIB fault
+ *       Only fault the buffer in, and print "fault_s=X nodes=..." (where an interleave put it).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,18 +70,31 @@ static void print_nodes(const void *buf)
 
 int main(int argc, char **argv)
 {
-	size_t mib = argc == 2 ? strtoul(argv[1], NULL, 10) : 0, bytes, lines, *order;
+	bool fault_only = argc == 3 && strcmp(argv[2], "fault") == 0;
+	size_t mib = argc == 2 || fault_only ? strtoul(argv[1], NULL, 10) : 0, bytes, lines, *order;
 	volatile uint64_t sink = 0;
 	char *buf;
 	double t0, t1;
 
 	if (mib == 0 || mib > 65536) {
-		fprintf(stderr, "usage: tier-bench MIB\n");
+		fprintf(stderr, "usage: tier-bench MIB [fault]\n");
 		return 2;
 	}
 	bytes = mib << 20;
 	lines = bytes / LINE;
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fault_only) {
+		if (buf == MAP_FAILED) {
+			perror("tier-bench");
+			return 1;
+		}
+		(void)madvise(buf, bytes, MADV_NOHUGEPAGE);
+		t0 = now();
+		memset(buf, 1, bytes);
+		printf("fault_s=%.2f", now() - t0);
+		print_nodes(buf);
+		return 0;
+	}
 	order = malloc(lines * sizeof(*order));
 	if (buf == MAP_FAILED || !order) {
 		perror("tier-bench");
