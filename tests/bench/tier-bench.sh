@@ -13,7 +13,10 @@
 # fills DRAM, without protection and with protect = 512M.  A third boot
 # runs tiering-promotion: with promotion = on, how fast NUMA balancing
 # brings a hot 64 MiB buffer from node 2 back to DRAM, in pages per second,
-# against the class change's explicit migration of the first boot.
+# against the class change's explicit migration of the first boot.  A fourth
+# runs tiering-weighted: a 1 GiB buffer faulted by a weighted-interleave
+# class with weights 3:1 (Linux 6.9 and later), its pages per node from
+# numa_maps against 3:1.
 #
 # Usage: tests/bench/tier-bench.sh [TRIALS]   (default 3)
 set -euo pipefail
@@ -27,6 +30,8 @@ trials=${1:-3}
 	bench_die "the protection run failed; see $cache/runs/bench-tiering-protect"
 "$repo/tests/vm/run.sh" -q -n bench-tiering-promotion -T 1800 tiering-promotion >&2 ||
 	bench_die "the promotion run failed; see $cache/runs/bench-tiering-promotion"
+"$repo/tests/vm/run.sh" -q -n bench-tiering-weighted -T 1800 tiering-weighted >&2 ||
+	bench_die "the weighted interleave run failed; see $cache/runs/bench-tiering-weighted"
 
 awk -v trials="$trials" '
 function val(line, key) { return match(line, " " key "=[0-9.]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) + 0 : -1 }
@@ -78,3 +83,13 @@ END {
 	printf "%-34s %12s pages/s\n", "explicit migration (class change)", mig
 	printf "%-34s %12.2f\n", "promotion / explicit migration", (mig > 0 ? pps / mig : 0)
 }' "$cache/runs/bench-tiering/share/out/result.tap" "$cache/runs/bench-tiering-promotion/share/out/result.tap"
+
+awk '
+function val(line, key) { return match(line, " " key "=[^ ]+") ? substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) : "" }
+/^# BENCH weighted / { w = val($0, "weights"); n1 = val($0, "node1"); n2 = val($0, "node2"); r = val($0, "ratio"); e = val($0, "error_pct"); mib = val($0, "mib") }
+END {
+	printf "\nweighted interleave, weights %s, a %s MiB buffer faulted under pmemramctl run:\n", w, mib
+	printf "%-34s %12s %12s %10s\n", "pages per node", "node 1", "node 2", "ratio"
+	printf "%-34s %12s %12s %10s\n", "", n1, n2, r
+	printf "%-34s %12s %%\n", "off 3:1 by", e
+}' "$cache/runs/bench-tiering-weighted/share/out/result.tap"
