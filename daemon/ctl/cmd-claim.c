@@ -728,6 +728,8 @@ static int do_claim(const char *dir, const char *name, const struct claim_args *
 		}
 		if (o.create_plan)
 			printf("Plan for %s.\n", o.create_plan);
+		/* The warnings below follow the line they are about, also in a log that takes both. */
+		fflush(stdout);
 	}
 	if (o.matched == 0)
 		fprintf(stderr,
