@@ -68,8 +68,9 @@ int cmd_udev_online(const struct ctl_globals *g, int argc, char **argv)
 		/* udevd shows a RUN program's stderr only at debug level: the journal gets it too, as a
 		 * block left offline is what someone will look for. */
 		openlog("pmemramctl", LOG_PID, LOG_DAEMON);
-		syslog(LOG_WARNING, "udev-online: %s: still being added to %s after %llu s; left offline (a running "
-				    "pmemramd onlines it when the kmem bind is done)",
+		syslog(LOG_WARNING,
+		       "udev-online: %s: still being added to %s after %llu s; left offline (a running "
+		       "pmemramd onlines it when the kmem bind is done)",
 		       name, o->observed.devices[0].dax.name, (unsigned long long)(BIND_WAIT_USEC / USEC_PER_SEC));
 		closelog();
 		fprintf(stderr, "%s udev-online: %s: still being added to %s after %llu s; left offline\n",

@@ -688,6 +688,15 @@ static void check_classes(struct ex_env *e, const struct page *p, const struct p
 			assert_int_equal(json_int_at(json_at(j, key), "protect"), size_of(protect));
 		if (streq(spec, "dram"))
 			e->tasks |= TASK_CLASS_DRAM;
+		/* the fake machine's read bandwidths are 10, 5 and 1 GiB/s */
+		if (c->classes[i].mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE) {
+			const char *weights = value_in(p, section, "weights");
+
+			assert_string_equal(json_string_at(json_at(j, key), "weights_spec"),
+					    !weights || streq(weights, "hmat") ? "hmat" : "list");
+			if (!weights || streq(weights, "hmat"))
+				assert_string_equal(json_string_at(json_at(j, key), "weights"), "0:10,1:5,2:1");
+		}
 	}
 	json_object_put(j);
 }
@@ -748,8 +757,11 @@ static void test_pmemram_conf_5(void **state)
 	{
 		_cleanup_(pmemram_config_freep) struct pmemram_config *c = load_config(e);
 
+		const char *hotplug = value_in(&p, "[global]", "hotplug-policy");
+
 		check_claims(&p, c);
 		check_classes(e, &p, c);
+		assert_string_equal(pmemram_config_hotplug_to_string(c->hotplug), hotplug ? hotplug : "keep");
 	}
 	free_page(&p);
 	assert_int_equal(e->tasks & (TASK_PLAN | TASK_CLASS_DRAM), TASK_PLAN | TASK_CLASS_DRAM);
