@@ -857,8 +857,11 @@ static void reconcile_followup(struct manager *m)
 	/* Classes follow the devices the reconcile onlined (or gave back); the export takes the
 	 * nodes they read. */
 	(void)manager_apply_classes(m, &topology);
-	/* The export reads the nodes unless given them: read here, they serve the shuffle policy too. */
-	if (!topology && pmemram_topology_read(m->ctx, &topology) < 0)
+	/* The shuffle policy (on a kernel that switches nodes at runtime) and the export each read the
+	 * nodes unless given them: read here when both need them, and not at all when neither does (no
+	 * class, no runtime switch, no export). */
+	if (!topology && m->shuffle.live && (m->metrics_path || m->nfd_path) &&
+	    pmemram_topology_read(m->ctx, &topology) < 0)
 		topology = NULL;
 	manager_apply_shuffle(m, topology);
 	manager_export_note_reconcile(m, m->last_r, m->last_duration_usec);
