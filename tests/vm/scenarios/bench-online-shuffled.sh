@@ -37,9 +37,7 @@ node=$(cat "/sys/bus/dax/devices/$dev/target_node")
 switch=/sys/devices/system/node/node$node/shuffle/enabled
 [ "$mode" != switch ] || [ "$(cat /sys/devices/system/node/node0/shuffle/enabled)" = 0 ] ||
 	bail "BENCH_SHUFFLED=switch wants a boot that does not shuffle node 0"
-tracing=/sys/kernel/tracing
-[ -e $tracing/trace ] || mount -t tracefs nodev $tracing
-event=$tracing/events/shuffle/mm_shuffle_zone_order
+tracefs_mount
 
 for r in $(seq "$rounds"); do
 	shuffled=$mode
@@ -48,17 +46,16 @@ for r in $(seq "$rounds"); do
 		echo "$shuffled" >"$switch" || bail "cannot switch node $node's shuffling to $shuffled"
 	fi
 	swaps=$(vmstat shuffle_swap)
-	: >$tracing/trace
-	echo 1 >$event/enable || bail "cannot enable $event"
+	shuffle_trace_start || bail "cannot enable $shuffle_event"
 	# shellcheck disable=SC2086 # one word per block
 	online_timed $blocks
-	echo 0 >$event/enable
+	shuffle_trace_stop
 	ok "round $r: all $n blocks online" test "${#per_block[@]}" -eq "$n"
 	# One line per zone and order walked, "node=N zone=Z order=O range=(S ~ E) nr_free=F
 	# found=W swaps=X ns=T"; a block's walks share its range.  Per block in onlining order:
 	# the walks' total time in microseconds and the free blocks (of the orders walked) they
 	# found.
-	walks=$(grep -o "node=$node .*" $tracing/trace | awk '
+	walks=$(shuffle_walks | grep "^node=$node " | awk '
 		{ r = $0; sub(/.*range=/, "", r); sub(/\).*/, "", r)
 		  for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		  if (!(r in us)) order_of[++n] = r

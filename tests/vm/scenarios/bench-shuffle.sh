@@ -47,12 +47,10 @@ bench "boot_gap_ms=$gap boot_shuffled_kb=$shuffled_kb node1_kb=$(node_kb 1)"
 # trace_clock=global, so that no clock switch empties the buffer), which
 # then holds every walk the boot made: per node, the walks (one per zone
 # and order) and their time.  The nodes walked are those shuffled.
-tracing=/sys/kernel/tracing
-[ -e $tracing/trace ] || mount -t tracefs nodev $tracing
-is "the boot traced shuffle:mm_shuffle_zone_order" \
-	"$(cat $tracing/events/shuffle/mm_shuffle_zone_order/enable)" 1
-echo 0 >$tracing/events/shuffle/mm_shuffle_zone_order/enable
-walks=$(grep -o 'node=.*' $tracing/trace | awk '
+tracefs_mount
+is "the boot traced shuffle:mm_shuffle_zone_order" "$(cat $shuffle_event/enable)" 1
+shuffle_trace_stop
+walks=$(shuffle_walks | awk '
 	{ n = substr($1, 6); walks[n]++; for (i = 2; i <= NF; i++) if ($i ~ /^ns=/) ns[n] += substr($i, 4) }
 	END { for (n = 0; n < 3; n++) printf " node%d_walks=%d node%d_ms=%.2f", n, walks[n], n, ns[n] / 1e6 }')
 walked= expected=

@@ -61,6 +61,18 @@ note() { echo "# $*"; }
 meminfo_kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 # vmstat NAME: a /proc/vmstat counter.
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# The kernel's trace buffer (tracefs, mounted by tracefs_mount when it is not),
+# and the shuffle walks' event: one line per zone and order walked, "... node=N
+# zone=Z order=O range=(S ~ E) nr_free=F found=W swaps=X ns=T".
+tracing=/sys/kernel/tracing
+shuffle_event=$tracing/events/shuffle/mm_shuffle_zone_order
+tracefs_mount() { [ -e $tracing/trace ] || mount -t tracefs nodev $tracing; }
+# shuffle_trace_start: empty the buffer and trace the shuffle walks; shuffle_trace_stop.
+shuffle_trace_start() { : >$tracing/trace && echo 1 >$shuffle_event/enable; }
+shuffle_trace_stop() { echo 0 >$shuffle_event/enable; }
+# shuffle_walks [FILE]: the walks in the buffer (or a copy of it), from "node=" on.
+shuffle_walks() { grep -o 'node=.*' "${1:-$tracing/trace}"; }
 block_size() { printf '%d' "0x$(cat /sys/devices/system/memory/block_size_bytes)"; }
 
 # kmem_ranges: "start end" (hex, inclusive) of each System RAM (kmem) range.

@@ -62,11 +62,8 @@ is "pmemramd reports the policy in effect" \
 must "initialise the label area" init_labels
 u=$(new_uuid)
 printf '[global]\nshuffle-nodes = 1-2\n\n[claim "pmem"]\nmatch = uuid:%s\n' "$u" >"$conf"
-tracing=/sys/kernel/tracing
-[ -e $tracing/trace ] || mount -t tracefs nodev $tracing
-event=$tracing/events/shuffle/mm_shuffle_zone_order
-must "clear the trace buffer" sh -c ": >$tracing/trace"
-must "enable shuffle:mm_shuffle_zone_order" sh -c "echo 1 >$event/enable"
+must "mount tracefs" tracefs_mount
+must "trace shuffle:mm_shuffle_zone_order from an empty buffer" shuffle_trace_start
 swaps0=$(vmstat shuffle_swap)
 must "(re)start pmemramd with shuffle-nodes = 1-2 and a claim" systemctl restart pmemramd.service
 ok "node 2 has no memory yet" no_memory 2
@@ -76,12 +73,10 @@ ok "and shuffles node 2" wait_for 20 '[ "$(node 2)" = "1 sysfs" ]'
 is "nodes 1-2 shuffled, 0 not" "$(node 0), $(node 1), $(cat /sys/kernel/mm/shuffle/nodes)" "0 sysfs, 1 sysfs, 1-2"
 is "status --json: node 2 shuffled, in effect" "$(shuffled 2)" "true null keep"
 
-echo 0 >$event/enable
+shuffle_trace_stop
 swaps1=$(vmstat shuffle_swap)
 cp $tracing/trace "$PMEMRAM_OUT/shuffle-trace.txt"
-# "... mm_shuffle_zone_order: node=2 zone=Movable  order=10 range=(0x.. ~ 0x..)
-# nr_free=.. found=.. swaps=.. ns=..", one line per zone and order walked.
-walks=$(grep -o 'node=.*' "$PMEMRAM_OUT/shuffle-trace.txt")
+walks=$(shuffle_walks "$PMEMRAM_OUT/shuffle-trace.txt")
 is "switching node 2 on walked its Movable zone once, at order $(cat /sys/kernel/mm/shuffle/order)" \
 	"$(grep -c "^node=2 " <<<"$walks") $(grep -c "^node=2 zone=Movable *order=$(cat /sys/kernel/mm/shuffle/order) " <<<"$walks")" "1 1"
 is "the walks' swaps add up to vmstat's shuffle_swap" \
