@@ -32,6 +32,15 @@ struct status {
 	int daemon_r;		    /* why there is none: a ctl_daemon_call() code */
 };
 
+/* The abstract distances of memory tier N: the kernel names a tier by its abstract distance shifted
+ * right by MEMTIER_CHUNK_BITS, 7 in Linux 6.1 to 6.12 (DRAM's is 576, in tier 4); it shows no node's own. */
+#define MEMTIER_CHUNK_BITS 7
+
+static long tier_adistance(int tier, bool last)
+{
+	return ((long)tier << MEMTIER_CHUNK_BITS) + (last ? (1L << MEMTIER_CHUNK_BITS) - 1 : 0);
+}
+
 static void status_freep(struct status **p)
 {
 	struct status *s = *p;
@@ -227,7 +236,8 @@ static void print_nodes(const struct status *s)
 		printf("  node%-3d %-12s MemTotal %-10s", n->id, node_kind(n),
 		       pmemram_format_size(n->mem_total, size, sizeof(size)));
 		if (n->tier >= 0)
-			printf(" tier %d", n->tier);
+			printf(" tier %d (abstract distance %ld-%ld)", n->tier, tier_adistance(n->tier, false),
+			       tier_adistance(n->tier, true));
 		printf("\n");
 
 		for (size_t k = 0; k < n->n_caches; k++) {
@@ -593,6 +603,14 @@ static struct json_object *json_node(int *err, const struct status *s, const str
 	json_add(err, o, "has_memory", json_object_new_boolean(n->has_memory));
 	json_add(err, o, "mem_total_bytes", json_object_new_uint64(n->mem_total));
 	json_add_optional_int(err, o, "tier", n->tier);
+	if (n->tier >= 0) {
+		struct json_object *d = json_object_new_object();
+
+		json_add(err, d, "min", json_object_new_int64(tier_adistance(n->tier, false)));
+		json_add(err, d, "max", json_object_new_int64(tier_adistance(n->tier, true)));
+		json_add(err, o, "tier_abstract_distance", d);
+	} else
+		json_add_null(err, o, "tier_abstract_distance");
 
 	for (size_t k = 0; k < n->n_caches; k++)
 		json_append(err, caches, json_cache(err, &n->caches[k]));

@@ -46,6 +46,9 @@ static void test_json_hmat(void **state)
 	assert_string_equal(json_string_at(j, "nodes.1.memory_side_caches.0.indexing"), "direct-mapped");
 	assert_string_equal(json_string_at(j, "nodes.1.memory_side_caches.0.write_policy"), "write-back");
 	assert_int_equal(json_int_at(j, "nodes.2.tier"), 22);
+	/* memory_tier22 holds abstract distances 22 * 128 to 23 * 128 - 1 */
+	assert_int_equal(json_int_at(j, "nodes.2.tier_abstract_distance.min"), 2816);
+	assert_int_equal(json_int_at(j, "nodes.2.tier_abstract_distance.max"), 2943);
 	assert_int_equal(json_object_array_length(json_at(j, "nodes.2.memory_side_caches")), 0);
 
 	assert_string_equal(json_string_at(j, "dax_devices.0.device"), "dax0.0");
@@ -83,6 +86,7 @@ static void test_json_stock(void **state)
 	j = json_tokener_parse(run->out);
 	assert_non_null(j);
 	assert_null(json_at(j, "nodes.0.tier"));
+	assert_null(json_at(j, "nodes.0.tier_abstract_distance"));
 	assert_null(json_at(j, "nodes.0.access0"));
 	assert_int_equal(json_object_array_length(json_at(j, "dax_devices")), 0);
 	assert_null(json_at(j, "memory.nodes.0.node"));
