@@ -36,7 +36,7 @@ if [ ! -d "$dir" ]; then
 	done_testing
 	exit
 fi
-plan 13
+plan 12
 u=$(new_uuid)
 must "initialise the label area" init_labels
 dev=$(mkns tier devdax all "$u") || bail "cannot create the namespace"
