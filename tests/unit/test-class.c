@@ -349,12 +349,21 @@ static void test_weights(void **state)
 	/* 10, 5 and 1 GB/s */
 	assert_int_equal(pmemram_class_weights(&c, &m.t, &all, &w, why, sizeof(why)), 0);
 	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "0:10,1:5,2:1");
-	/* 15 against 10: one decimal kept, reduced */
+	/* one scale for the machine: a class of two of the nodes wants the same weights for them */
+	{
+		struct pmemram_nodemask first = {};
+
+		pmemram_nodemask_set(&first, 0);
+		pmemram_nodemask_set(&first, 1);
+		assert_int_equal(pmemram_class_weights(&c, &m.t, &first, &w, why, sizeof(why)), 0);
+		assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "0:10,1:5");
+	}
+	/* 15 against 10: one decimal kept, reduced (node 0's 10 GB/s is 10 too: 2:3:2) */
 	m.nodes[1].access0.read_bandwidth = 15360;
 	m.nodes[2].access0.read_bandwidth = 10240;
 	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), 0);
 	assert_string_equal(pmemram_weights_format(&w, text, sizeof(text)), "1:3,2:2");
-	/* a ratio past what the kernel holds is clamped */
+	/* past what the kernel holds, all scaled down together, none below 1 */
 	m.nodes[1].access0.read_bandwidth = 10000000;
 	m.nodes[2].access0.read_bandwidth = 1000;
 	assert_int_equal(pmemram_class_weights(&c, &m.t, &two, &w, why, sizeof(why)), 0);

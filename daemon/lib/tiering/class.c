@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tiering classes: a class's NUMA nodes and interleave weights from the topology, pure (no I/O). */
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "pmemram-class.h"
 #include "pmemram-private.h"
@@ -158,23 +159,73 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/*
+ * The HMAT weight of every node with memory and a read bandwidth, as one scale for the whole machine,
+ * so that two classes sharing a node want the same weight for it: the slowest node counts 10, the
+ * others their bandwidth's ratio to it rounded to one decimal, the whole reduced by the common divisor
+ * and, when the largest is over 255, scaled down together (at least 1).  w[n] is 0 for a node without
+ * a figure.
+ */
+static void hmat_weights(const struct pmemram_topology *t, unsigned *w)
+{
+	uint64_t least = 0, g = 0, most = 0;
+
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct pmemram_node *n = &t->nodes[i];
+
+		if (n->id >= 0 && n->id < PMEMRAM_MAX_NODES && n->access0.present && n->access0.read_bandwidth > 0 &&
+		    (least == 0 || n->access0.read_bandwidth < least))
+			least = n->access0.read_bandwidth;
+	}
+	for (size_t i = 0; least > 0 && i < t->n_nodes; i++) {
+		const struct pmemram_node *n = &t->nodes[i];
+		uint64_t v;
+
+		if (n->id < 0 || n->id >= PMEMRAM_MAX_NODES || !n->access0.present || n->access0.read_bandwidth == 0)
+			continue;
+		v = (n->access0.read_bandwidth * 10 + least / 2) / least;
+		w[n->id] = (unsigned)(v > UINT32_MAX ? UINT32_MAX : v);
+		g = gcd(g, w[n->id]);
+	}
+	for (int n = 0; g > 1 && n < PMEMRAM_MAX_NODES; n++)
+		w[n] /= (unsigned)g;
+	for (int n = 0; n < PMEMRAM_MAX_NODES; n++)
+		most = w[n] > most ? w[n] : most;
+	for (int n = 0; most > PMEMRAM_CLASS_WEIGHT_MAX && n < PMEMRAM_MAX_NODES; n++)
+		if (w[n])
+			w[n] = (unsigned)((w[n] * PMEMRAM_CLASS_WEIGHT_MAX + most / 2) / most) ?: 1;
+}
+
 int pmemram_class_weights(const struct pmemram_class *c, const struct pmemram_topology *t,
 			  const struct pmemram_nodemask *nodes, struct pmemram_weights *ret, char *why, size_t why_size)
 {
 	struct pmemram_weights w = {};
-	uint64_t least = 0, g = 0;
+	_cleanup_(freep) unsigned *hmat = NULL;
 
 	if (!c || !t || !nodes || !ret)
 		return -EINVAL;
 	if (pmemram_nodemask_weight(nodes) > PMEMRAM_CLASS_WEIGHTS_MAX)
 		return explain(why, why_size, -E2BIG, "%u nodes: weighted interleave takes up to %d",
 			       pmemram_nodemask_weight(nodes), PMEMRAM_CLASS_WEIGHTS_MAX);
+	if (c->weights_hmat) {
+		hmat = calloc(PMEMRAM_MAX_NODES, sizeof(*hmat));
+		if (!hmat)
+			return -ENOMEM;
+		hmat_weights(t, hmat);
+	}
 
 	PMEMRAM_NODEMASK_FOREACH(n, nodes) {
 		struct pmemram_class_weight *x = &w.w[w.n++];
 
 		x->node = (unsigned)n;
-		if (!c->weights_hmat) {
+		if (hmat) {
+			if (hmat[n] == 0)
+				return explain(why, why_size, -ENODATA,
+					       "node %d reports no read bandwidth (no ACPI HMAT access0 data): give "
+					       "weights = NODE:WEIGHT,... instead of hmat",
+					       n);
+			x->weight = hmat[n];
+		} else {
 			size_t i;
 
 			for (i = 0; i < c->n_weights && c->weights[i].node != (unsigned)n; i++)
@@ -183,32 +234,6 @@ int pmemram_class_weights(const struct pmemram_class *c, const struct pmemram_to
 				return explain(why, why_size, -ENOENT,
 					       "node %d of the class has no weight in weights =", n);
 			x->weight = c->weights[i].weight;
-		} else {
-			const struct pmemram_node *tn = pmemram_topology_find_node(t, n);
-			uint64_t bw = tn && tn->access0.present ? tn->access0.read_bandwidth : 0;
-
-			if (bw == 0)
-				return explain(why, why_size, -ENODATA,
-					       "node %d reports no read bandwidth (no ACPI HMAT access0 data): give "
-					       "weights = NODE:WEIGHT,... instead of hmat",
-					       n);
-			x->weight = (unsigned)(bw > UINT32_MAX ? UINT32_MAX : bw); /* MB/s, scaled below */
-			if (least == 0 || bw < least)
-				least = bw;
-		}
-	}
-	if (c->weights_hmat && w.n > 0) {
-		/* The slowest node is 10; one decimal of the ratios kept, then reduced. */
-		for (size_t i = 0; i < w.n; i++) {
-			uint64_t v = ((uint64_t)w.w[i].weight * 10 + least / 2) / least;
-
-			w.w[i].weight = (unsigned)(v > UINT32_MAX ? UINT32_MAX : v);
-			g = gcd(g, w.w[i].weight);
-		}
-		for (size_t i = 0; i < w.n; i++) {
-			unsigned v = w.w[i].weight / (unsigned)g;
-
-			w.w[i].weight = v > PMEMRAM_CLASS_WEIGHT_MAX ? PMEMRAM_CLASS_WEIGHT_MAX : v;
 		}
 	}
 	*ret = w;

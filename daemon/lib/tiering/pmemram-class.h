@@ -52,11 +52,12 @@ struct pmemram_weights {
 
 /*
  * The weights of class c over its resolved nodes.  weights = NODE:WEIGHT,...: each node of nodes must
- * have one (-ENOENT otherwise; a listed node outside nodes is not used).  hmat: each node's access0
- * read bandwidth, the smallest among them taken as 10, the ratios rounded, then divided by their
- * greatest common divisor and clamped to 1-255 (10 GB/s against 1 GB/s gives 10:1, 15 against 10
- * gives 3:2); -ENODATA when a node reports none.  -E2BIG for more nodes than a class holds.  why
- * (unless NULL) gets one sentence naming the node.
+ * have one (-ENOENT otherwise; a listed node outside nodes is not used).  hmat: one scale for the whole
+ * machine, so that classes sharing a node agree on it: the slowest node with a read bandwidth (HMAT
+ * access0) counts 10, the others their bandwidth's ratio to it rounded to one decimal, all reduced by
+ * their common divisor and scaled down together to at most 255 (10, 5 and 1 GB/s give 10:5:1, and a
+ * class of the first two nodes 10:5); -ENODATA when a node of the class reports none.  -E2BIG for more
+ * nodes than a class holds.  why (unless NULL) gets one sentence naming the node.
  */
 int pmemram_class_weights(const struct pmemram_class *c, const struct pmemram_topology *t,
 			  const struct pmemram_nodemask *nodes, struct pmemram_weights *ret, char *why,
