@@ -41,7 +41,7 @@ struct pmemram_hotplug_policy {
 	enum pmemram_hotplug_policy_state state;
 	char text[320];
 	/* What the running kernel's way means for memory added now, with the fix; "" when it onlines nothing. */
-	char exposure[320];
+	char exposure[512];
 };
 
 /* Pure: the policy against what the kernel does now and boot, pmemram_bootparam_read() of
