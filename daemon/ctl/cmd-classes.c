@@ -37,6 +37,7 @@ struct class_view {
 	/* mode = weighted-interleave: the weights wanted (weights_r < 0 and weights_why when they cannot
 	 * be had) and the kernel's (in_force_r: 0, -ENOENT on a kernel without weighted interleave) */
 	int weights_r, in_force_r;
+	bool weights_supported; /* the kernel has /sys/kernel/mm/mempolicy/weighted_interleave */
 	struct pmemram_weights weights, in_force;
 	char weights_why[256];
 };
@@ -80,10 +81,14 @@ static const char *env_or(const char *name, const char *fallback)
 /* A weighted-interleave class: its weights over the nodes it resolved to, and the kernel's for them. */
 static void read_weights(struct pmemram_ctx *ctx, const struct classes *s, struct class_view *v)
 {
-	v->weights_r = v->r < 0 ? v->r
-				: pmemram_class_weights(v->c, s->topology, &v->mask, &v->weights, v->weights_why,
-							sizeof(v->weights_why));
+	if (v->r < 0) {
+		v->weights_r = v->r;
+		snprintf(v->weights_why, sizeof(v->weights_why), "%s", v->why);
+	} else
+		v->weights_r = pmemram_class_weights(v->c, s->topology, &v->mask, &v->weights, v->weights_why,
+						     sizeof(v->weights_why));
 	v->in_force_r = pmemram_weights_supported(ctx);
+	v->weights_supported = v->in_force_r > 0;
 	if (v->in_force_r == 0)
 		v->in_force_r = -ENOENT;
 	if (v->in_force_r < 0 || v->weights_r < 0)
@@ -277,7 +282,7 @@ static struct json_object *json_class(struct pmemram_ctx *ctx, const struct clas
 						   v->weights_r >= 0 && v->in_force_r >= 0
 							   ? pmemram_weights_format(&v->in_force, text, sizeof(text))
 							   : NULL);
-		ok = ok && json_add(o, "weights_supported", json_object_new_boolean(v->in_force_r != -ENOENT));
+		ok = ok && json_add(o, "weights_supported", json_object_new_boolean(v->weights_supported));
 		ok = ok && json_add(o, "weights_in_effect", json_object_new_boolean(weights_in_force(v)));
 	}
 	for (size_t i = 0; ok && i < n_units; i++)
@@ -323,10 +328,10 @@ static void print_weights(const struct class_view *v)
 	}
 	printf(" %s (%s): ", pmemram_weights_format(&v->weights, want, sizeof(want)),
 	       v->c->weights_hmat ? "from the HMAT's read bandwidth" : "as configured");
-	if (v->in_force_r == -ENOENT)
+	if (!v->weights_supported)
 		printf("the kernel has no weighted interleave (Linux 6.9 and later)\n");
 	else if (v->in_force_r < 0)
-		printf("the kernel's cannot be read: %s\n", strerror(-v->in_force_r));
+		printf("the kernel's weight files cannot be read: %s\n", strerror(-v->in_force_r));
 	else if (weights_in_force(v))
 		printf("in force\n");
 	else
@@ -582,9 +587,9 @@ static void run_help(void)
 	printf("Usage: %s run --class NAME [--config DIR] [--] COMMAND [ARGS...]\n"
 	       "\n"
 	       "Run COMMAND under the memory policy of tiering class NAME: bind, preferred,\n"
-	       "interleave or weighted-interleave over the nodes the class resolves to now.  For shells\n"
-	       "and scripts outside\n"
-	       "systemd; a unit joins a class with Slice=pmemram-NAME.slice.\n",
+	       "interleave or weighted-interleave over the nodes the class resolves to now.  For\n"
+	       "shells and scripts outside systemd; a unit joins a class with\n"
+	       "Slice=pmemram-NAME.slice.\n",
 	       program_invocation_short_name);
 }
 
@@ -667,7 +672,7 @@ int cmd_run(const struct ctl_globals *g, int argc, char **argv)
 	if (v->c->mode == PMEMRAM_CLASS_WEIGHTED_INTERLEAVE) {
 		char want[160], have[160];
 
-		if (v->in_force_r == -ENOENT || v->weights_r < 0) {
+		if (!v->weights_supported || v->weights_r < 0) {
 			fprintf(stderr, "%s run: class %s: %s; not running %s\n", program_invocation_short_name, name,
 				v->weights_r < 0 ? v->weights_why
 						 : "the kernel has no weighted interleave (Linux 6.9 and later)",

@@ -74,7 +74,8 @@ void ctl_hotplug_print(const struct ctl_hotplug *h, const char *origin)
 	char words[160];
 
 	printf("Hotplug: the kernel onlines added memory as: %s (auto_online_blocks %s, online_policy %s)\n",
-	       p->running, pmemram_auto_online_to_string(h->running.auto_online),
+	       h->policy_r >= 0 ? p->running : pmemram_auto_online_to_string(h->running.auto_online),
+	       pmemram_auto_online_to_string(h->running.auto_online),
 	       h->running.online_policy[0] ? h->running.online_policy : "(none)");
 	if (h->policy_r < 0) {
 		printf("  policy: unknown (the boot configuration could not be read, see above)\n");
@@ -104,8 +105,9 @@ struct json_object *ctl_hotplug_json(const struct ctl_hotplug *h, const char *or
 			    json_object_new_string(pmemram_auto_online_to_string(h->running.auto_online)));
 	ok = ok &&
 	     json_add_string_or_null(k, "online_policy", h->running.online_policy[0] ? h->running.online_policy : NULL);
-	ok = ok && json_add(k, "policy", json_object_new_string(p->running));
-	ok = ok && json_add(k, "onlines_added_memory", json_object_new_boolean(p->kernel_onlines));
+	ok = ok && json_add_string_or_null(k, "policy", h->policy_r >= 0 ? p->running : NULL);
+	ok = ok && json_add(k, "onlines_added_memory",
+			    json_object_new_boolean(h->running.auto_online != PMEMRAM_AUTO_ONLINE_OFFLINE));
 	ok = ok && json_add(o, "running", json_object_get(k));
 	if (h->policy_r < 0) {
 		ok = ok && json_add_null_value(o, "policy");

@@ -324,7 +324,8 @@ static void class_weights(const struct pmemram_metrics *m, FILE *f)
 			continue;
 		if (!headed) {
 			header(f, "pmemram_class_weights_in_force", "gauge",
-			       "Whether the kernel's weighted-interleave weights are a class's.");
+			       "Whether the kernel's weighted-interleave weights were a class's at pmemramd's "
+			       "last pass over the classes.");
 			headed = true;
 		}
 		sample(f, "pmemram_class_weights_in_force", &one, m->classes[i].weights_in_force);
