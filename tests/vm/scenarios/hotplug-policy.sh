@@ -30,7 +30,12 @@ done
 nb=$(dev_blocks "$H" | grep -c .)
 # field JQ-PATH: from pmemramctl hotplug --json.
 field() { pmemramctl hotplug --json | jq -r "$1"; }
-finding() { pmemramctl doctor --json | jq -r --arg id "$1" ".findings[] | select(.id == \$id) | $2"; }
+# finding ID JQ: JQ of doctor --json's finding ID, "none" without one; nothing when doctor
+# prints no findings list.
+finding() {
+	pmemramctl doctor --json | jq -er --arg id "$1" "[.findings | if type == \"array\" then .[] else
+		error(\"no findings list\") end | select(.id == \$id) | $2] | if length > 0 then .[] else \"none\" end"
+}
 events() { journalctl -b -u pmemramd -o verbose MESSAGE_ID="$1" | grep -c '^ *MESSAGE='; }
 
 case ${PMEMRAM_BOOT:-1} in
@@ -89,7 +94,7 @@ case ${PMEMRAM_BOOT:-1} in
 		wait_for 60 "[ \"\$(dev_state $H)\" = \"$nb online Movable\" ]"
 	is "the claim converged" "$(daemon_verdict "$H")" "converged none"
 	is "the policy is in effect" "$(field '"\(.state) \(.running.policy) \(.exposure)"')" "in-effect offline null"
-	is "doctor: no hotplug-pending" "$(finding hotplug-pending .id)" ""
+	is "doctor: no hotplug-pending" "$(finding hotplug-pending .id)" none
 	is "pmemramd logged no drift and nothing pending this boot" "$(events $id_drift) $(events $id_next)" "0 0"
 	;;
 esac
