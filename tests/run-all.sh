@@ -44,10 +44,13 @@ passed=0
 failed=0
 failures=()
 retried=0
-jobdir=$cache/jobs
 timings=$cache/timings
-rm -rf "$jobdir"
-mkdir -p "$jobdir" "$timings"
+# Each run's job outputs in a directory of its own, kept for a look afterwards:
+# two runs at once (CI and a scenario run by hand) must not remove each
+# other's.  Those of runs over 12 hours old go.
+mkdir -p "$cache/jobs" "$timings"
+find "$cache/jobs" -mindepth 1 -maxdepth 1 -mmin +720 -exec rm -rf {} +
+jobdir=$(mktemp -d "$cache/jobs/run.XXXXXX")
 # One line per part and per job, for the table at the end: PART SECONDS NAME.
 : >"$jobdir/table"
 timing() { printf '%s %s %s\n' "$1" "$3" "$2" >>"$jobdir/table"; }
