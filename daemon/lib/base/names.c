@@ -89,6 +89,20 @@ int pmemram_block_state_from_string(const char *s)
 	return TABLE_FROM_STRING(block_state_names, s);
 }
 
+bool pmemram_auto_online_fits(enum pmemram_auto_online policy, enum pmemram_zone zone)
+{
+	switch (policy) {
+	case PMEMRAM_AUTO_ONLINE_OFFLINE:
+		return true;
+	case PMEMRAM_AUTO_ONLINE_MOVABLE:
+		return zone == PMEMRAM_ZONE_MOVABLE;
+	case PMEMRAM_AUTO_ONLINE_KERNEL:
+		return zone == PMEMRAM_ZONE_NORMAL;
+	default:
+		return false;
+	}
+}
+
 const char *pmemram_auto_online_to_string(enum pmemram_auto_online a)
 {
 	return TABLE_TO_STRING(auto_online_names, a);

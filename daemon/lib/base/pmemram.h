@@ -159,6 +159,10 @@ const char *pmemram_block_state_to_string(enum pmemram_block_state s);
 int pmemram_block_state_from_string(const char *s);
 const char *pmemram_auto_online_to_string(enum pmemram_auto_online a);
 int pmemram_auto_online_from_string(const char *s);
+/* Whether a kernel that onlines added blocks by itself under policy lands them in zone: offline always
+ * (nothing is onlined), online_movable and online_kernel in their zone, "online" never surely (its zone
+ * is the online policy's choice per block). */
+bool pmemram_auto_online_fits(enum pmemram_auto_online policy, enum pmemram_zone zone);
 const char *pmemram_cache_indexing_to_string(enum pmemram_cache_indexing i);
 const char *pmemram_cache_write_policy_to_string(enum pmemram_cache_write_policy w);
 const char *pmemram_dax_mode_to_string(enum pmemram_dax_mode m);

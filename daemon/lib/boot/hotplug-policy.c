@@ -50,21 +50,15 @@ static bool boot_is(const struct pmemram_bootparam *boot, const char *const want
 	return true;
 }
 
-/* The claimed zones a kernel that onlines by itself does not land new blocks in: "movable" and "online-kernel"
- * always use their zone, "online" the one its online policy picks for each block (contig-zones: Normal
- * unless the range borders Movable; auto-movable: Movable only within its ratio), so neither is sure. */
+/* The claimed zones (bits) a kernel that onlines by itself under a does not surely land new blocks in. */
 static unsigned wrong_zones(enum pmemram_auto_online a, unsigned claimed)
 {
-	switch (a) {
-	case PMEMRAM_AUTO_ONLINE_OFFLINE:
-		return 0;
-	case PMEMRAM_AUTO_ONLINE_MOVABLE:
-		return claimed & ~(1u << PMEMRAM_ZONE_MOVABLE);
-	case PMEMRAM_AUTO_ONLINE_KERNEL:
-		return claimed & ~(1u << PMEMRAM_ZONE_NORMAL);
-	default:
-		return claimed;
-	}
+	unsigned wrong = 0;
+
+	for (unsigned z = 0; z < _PMEMRAM_ZONE_MAX; z++)
+		if ((claimed & (1u << z)) && !pmemram_auto_online_fits(a, (enum pmemram_zone)z))
+			wrong |= 1u << z;
+	return wrong;
 }
 
 static void describe_exposure(struct pmemram_hotplug_policy *p)

@@ -516,21 +516,6 @@ static const struct pmemram_memblock *find_block(const struct pmemram_observed *
 	return NULL;
 }
 
-/* Whether a policy that onlines new blocks by itself lands them in the claimed zone. */
-static bool policy_fits(enum pmemram_auto_online policy, enum pmemram_zone zone)
-{
-	switch (policy) {
-	case PMEMRAM_AUTO_ONLINE_OFFLINE:
-		return true;
-	case PMEMRAM_AUTO_ONLINE_MOVABLE:
-		return zone == PMEMRAM_ZONE_MOVABLE;
-	case PMEMRAM_AUTO_ONLINE_KERNEL:
-		return zone == PMEMRAM_ZONE_NORMAL;
-	default: /* "online": the kernel's default zone, which its online_policy decides */
-		return false;
-	}
-}
-
 /*
  * Whether the kernel's onlining of a bind's new blocks lands them in the claimed zone.  "online"
  * (the kernel's default zone: Debian 13's default, CONFIG_MHP_DEFAULT_ONLINE_TYPE_ONLINE_AUTO) fits
@@ -539,7 +524,7 @@ static bool policy_fits(enum pmemram_auto_online policy, enum pmemram_zone zone)
  */
 static bool knob_fits(enum pmemram_auto_online policy, enum pmemram_zone zone, bool online_at_bind)
 {
-	return policy == PMEMRAM_AUTO_ONLINE_ONLINE ? online_at_bind : policy_fits(policy, zone);
+	return policy == PMEMRAM_AUTO_ONLINE_ONLINE ? online_at_bind : pmemram_auto_online_fits(policy, zone);
 }
 
 /* "Normal Movable": every zone in a valid_zones mask. */
@@ -750,7 +735,7 @@ static int plan_device(struct builder *b, const struct pmemram_observed_dax *d)
 			    pmemram_auto_online_to_string(o->auto_online), pmemram_config_online_to_string(claim->zone));
 		return 0;
 	}
-	if (o->udev.onlines_memory && !policy_fits(o->udev.policy, claim->zone)) {
+	if (o->udev.onlines_memory && !pmemram_auto_online_fits(o->udev.policy, claim->zone)) {
 		set_verdict(v, PMEMRAM_REASON_UDEV_ONLINE, "udev rule %s onlines new memory as '%s', not as %s",
 			    o->udev.rule[0] ? o->udev.rule : "(unknown)", pmemram_auto_online_to_string(o->udev.policy),
 			    pmemram_config_online_to_string(claim->zone));
