@@ -11,16 +11,6 @@
 #include "pmemram-config.h"
 #include "pmemram-hotplug-policy.h"
 
-/* The zones the configuration's claims ask for, as bits. */
-static unsigned claimed_zones(const struct pmemram_config *c)
-{
-	unsigned zones = 0;
-
-	for (size_t i = 0; i < c->n_claims; i++)
-		zones |= 1u << c->claims[i].zone;
-	return zones;
-}
-
 const char *ctl_hotplug_policy_origin(const struct pmemram_config *c, char *buf, size_t size)
 {
 	if (c->hotplug_set.file < 0 || (size_t)c->hotplug_set.file >= c->n_files)
@@ -45,7 +35,7 @@ int ctl_hotplug_read(struct pmemram_ctx *ctx, const struct pmemram_config *c, st
 			PMEMRAM_GRUB_DEFAULT_PATH, root, pmemram_boot_hotplug.dropin, strerror(-r));
 		return CTL_EXIT_OK;
 	}
-	h->policy_r = pmemram_hotplug_policy_evaluate(c->hotplug, claimed_zones(c), &h->running, &h->boot, &h->policy);
+	h->policy_r = pmemram_hotplug_policy_evaluate_config(c, &h->running, &h->boot, &h->policy);
 	if (h->policy_r < 0)
 		fprintf(stderr, "%s: cannot evaluate the hotplug policy: %s\n", program_invocation_short_name,
 			strerror(-h->policy_r));

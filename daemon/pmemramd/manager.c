@@ -100,19 +100,16 @@ static void check_hotplug(struct manager *m)
 {
 	struct pmemram_hotplug_running k;
 	struct pmemram_bootparam boot;
-	unsigned zones = 0;
 	char field[64];
 	const char *fields[] = { field, NULL }, *policy;
 	int r;
 
 	m->hotplug_known = false;
-	for (size_t i = 0; i < m->config->n_claims; i++)
-		zones |= 1u << m->config->claims[i].zone;
 	r = pmemram_hotplug_running_read(m->ctx, &k);
 	if (r >= 0)
 		r = pmemram_bootparam_read("/", &pmemram_boot_hotplug, &boot);
 	if (r >= 0)
-		r = pmemram_hotplug_policy_evaluate(m->config->hotplug, zones, &k, &boot, &m->hotplug);
+		r = pmemram_hotplug_policy_evaluate_config(m->config, &k, &boot, &m->hotplug);
 	if (r < 0) {
 		mevent(m, MANAGER_EVENT_HOTPLUG_UNKNOWN, "cannot evaluate the hotplug policy: %s", strerror(-r));
 		return;

@@ -143,6 +143,18 @@ int pmemram_hotplug_policy_evaluate(enum pmemram_config_hotplug policy, unsigned
 	return 0;
 }
 
+int pmemram_hotplug_policy_evaluate_config(const struct pmemram_config *c, const struct pmemram_hotplug_running *k,
+					   const struct pmemram_bootparam *boot, struct pmemram_hotplug_policy *ret)
+{
+	unsigned zones = 0;
+
+	if (!c)
+		return -EINVAL;
+	for (size_t i = 0; i < c->n_claims; i++)
+		zones |= 1u << c->claims[i].zone;
+	return pmemram_hotplug_policy_evaluate(c->hotplug, zones, k, boot, ret);
+}
+
 int pmemram_hotplug_running_read(struct pmemram_ctx *ctx, struct pmemram_hotplug_running *ret)
 {
 	struct pmemram_hotplug_running k = {};

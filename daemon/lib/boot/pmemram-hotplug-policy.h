@@ -51,5 +51,9 @@ int pmemram_hotplug_policy_evaluate(enum pmemram_config_hotplug policy, unsigned
 				    const struct pmemram_hotplug_running *k, const struct pmemram_bootparam *boot,
 				    struct pmemram_hotplug_policy *ret);
 
+/* The same for configuration c: its hotplug-policy, and the zones its claims ask for. */
+int pmemram_hotplug_policy_evaluate_config(const struct pmemram_config *c, const struct pmemram_hotplug_running *k,
+					   const struct pmemram_bootparam *boot, struct pmemram_hotplug_policy *ret);
+
 /* auto_online_blocks and memory_hotplug.online_policy of the running kernel, below the context's sysfs. */
 int pmemram_hotplug_running_read(struct pmemram_ctx *ctx, struct pmemram_hotplug_running *ret);
