@@ -648,19 +648,17 @@ static int write_kernel_cmdline(const struct pmemram_boot_setting *s, const char
 	return 0;
 }
 
+/* The drop-in with values, or none when no value is wanted (any false). */
 static int write_grub_dropin(const char *root, const struct pmemram_boot_setting *s, const char *path,
-			     const char *const values[], const char *marker, bool *ret_changed)
+			     const char *const values[], bool any, const char *marker, bool *ret_changed)
 {
 	_cleanup_(freep) char *old = NULL, *content = NULL;
 	char dir[PATH_MAX];
-	bool any = false;
 	int r;
 
 	r = read_file(path, &old);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	for (size_t i = 0; i < n_keys(s); i++)
-		any = any || values[i];
 
 	if (!any) {
 		if (!old) {
@@ -739,7 +737,7 @@ int pmemram_bootparam_write(const char *root, const char *update, const struct p
 	have_command = update_command(root, update, command, sizeof(command));
 	if (have_command < 0)
 		return have_command;
-	r = write_grub_dropin(root, s, path, values, marker, &ret->changed);
+	r = write_grub_dropin(root, s, path, values, any, marker, &ret->changed);
 	if (r < 0 || !ret->changed || have_command == 0)
 		return r;
 	base = strrchr(command, '/');
