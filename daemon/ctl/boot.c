@@ -75,6 +75,15 @@ int ctl_boot_write(const char *command, const struct pmemram_boot_setting *s,
 	return CTL_EXIT_OK;
 }
 
+void ctl_apply_json(struct json_object *root, struct json_object *applied, bool dry_run, const char *done)
+{
+	if (!applied)
+		return;
+	json_add(applied, "dry_run", json_object_new_boolean(dry_run));
+	json_add(applied, "result", json_object_new_string(done));
+	json_add(root, "apply", applied);
+}
+
 int ctl_apply_args(const char *command, int argc, char **argv, void (*help)(void), struct ctl_apply_args *a)
 {
 	static const struct option options[] = {

@@ -220,11 +220,7 @@ int cmd_hotplug(const struct ctl_globals *g, int argc, char **argv)
 
 	if (args.json) {
 		root = ctl_hotplug_json(&h, origin);
-		if (applied) {
-			json_add(applied, "dry_run", json_object_new_boolean(args.dry_run));
-			json_add(applied, "result", json_object_new_string(done));
-			json_add(root, "apply", applied);
-		}
+		ctl_apply_json(root, applied, args.dry_run, done);
 		if (ctl_print_json(root, root != NULL) < 0)
 			return CTL_EXIT_SYSTEM;
 	} else {

@@ -192,6 +192,9 @@ struct ctl_apply_args {
 	const char *config_dir;	   /* preset to ctl_config_dir() */
 };
 
+/* Put applied (apply's object, NULL when not applying; taken) into root as "apply", with dry_run and
+ * result (done, the line apply printed). */
+void ctl_apply_json(struct json_object *root, struct json_object *applied, bool dry_run, const char *done);
 /* Parse them into a, help() for --help: -1 to go on, or the exit code (usage errors printed). */
 int ctl_apply_args(const char *command, int argc, char **argv, void (*help)(void), struct ctl_apply_args *a);
 
