@@ -125,6 +125,19 @@ static struct json_object *only_finding(void **state, struct json_object **ret_j
 	return f;
 }
 
+/* doctor --json with exactly n findings, exiting with status: the JSON, the caller's to put. */
+static struct json_object *findings(void **state, size_t n, int status)
+{
+	_cleanup_(freep) struct run *run = run_doctor(state, "--json");
+	struct json_object *j = json_tokener_parse(run->out);
+
+	assert_non_null(j);
+	if (json_object_array_length(json_at(j, "findings")) != n)
+		fail_msg("expected %zu findings: %s", n, run->out);
+	assert_int_equal(run->status, status);
+	return j;
+}
+
 static void test_clean(void **state)
 {
 	_cleanup_(freep) struct run *human = run_doctor(state, NULL);
@@ -226,44 +239,28 @@ static void test_hotplug_pending(void **state)
 	W(ENV(state)->sys, "devices/system/memory/auto_online_blocks", "online\n");
 	W(ENV(state)->proc, "cmdline", "root=/dev/vda memhp_default_state=online rw\n");
 	/* auto-online and memhp-default-state are there too: hotplug-pending is the third */
-	{
-		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
-
-		j = json_tokener_parse(run->out);
-		assert_non_null(j);
-		assert_int_equal(json_object_array_length(json_at(j, "findings")), 3);
-		f = json_at(j, "findings.2");
-		assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
-		assert_string_equal(json_string_at(f, "subject"), "hotplug-policy");
-		assert_string_equal(json_string_at(f, "fix"), "pmemramctl hotplug apply, then reboot");
-		assert_non_null(strstr(json_string_at(f, "problem"), "not-applied: "));
-		assert_non_null(strstr(json_string_at(json_at(j, "findings.1"), "fix"), "pmemramctl hotplug apply"));
-		json_object_put(j);
-	}
+	j = findings(state, 3, 1);
+	f = json_at(j, "findings.2");
+	assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
+	assert_string_equal(json_string_at(f, "subject"), "hotplug-policy");
+	assert_string_equal(json_string_at(f, "fix"), "pmemramctl hotplug apply, then reboot");
+	assert_non_null(strstr(json_string_at(f, "problem"), "not-applied: "));
+	assert_non_null(strstr(json_string_at(json_at(j, "findings.1"), "fix"), "pmemramctl hotplug apply"));
+	json_object_put(j);
 
 	/* Written: auto-online (the running kernel) and hotplug-pending, not memhp-default-state */
 	W(ENV(state)->udev, "etc/kernel/cmdline", "root=/dev/vda rw memhp_default_state=offline\n");
-	{
-		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
-
-		j = json_tokener_parse(run->out);
-		assert_non_null(j);
-		assert_int_equal(json_object_array_length(json_at(j, "findings")), 2);
-		assert_string_equal(json_string_at(j, "findings.0.id"), "auto-online");
-		f = json_at(j, "findings.1");
-		assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
-		assert_string_equal(json_string_at(f, "fix"), "reboot");
-		assert_non_null(strstr(json_string_at(f, "problem"), "next-boot: takes effect at next boot"));
-		json_object_put(j);
-	}
+	j = findings(state, 2, 1);
+	assert_string_equal(json_string_at(j, "findings.0.id"), "auto-online");
+	f = json_at(j, "findings.1");
+	assert_string_equal(json_string_at(f, "id"), "hotplug-pending");
+	assert_string_equal(json_string_at(f, "fix"), "reboot");
+	assert_non_null(strstr(json_string_at(f, "problem"), "next-boot: takes effect at next boot"));
+	json_object_put(j);
 
 	W(ENV(state)->proc, "cmdline", "root=/dev/vda rw memhp_default_state=offline\n");
 	W(ENV(state)->sys, "devices/system/memory/auto_online_blocks", "offline\n");
-	{
-		_cleanup_(freep) struct run *run = run_doctor(state, "--json");
-
-		assert_int_equal(run->status, 0);
-	}
+	json_object_put(findings(state, 0, 0));
 }
 
 static void test_udev_online(void **state)
@@ -389,7 +386,6 @@ static void test_cxl_plain_ram(void **state)
 static void test_daxctl_hook(void **state)
 {
 	struct doctor_env *e = ENV(state);
-	_cleanup_(freep) struct run *run = NULL;
 	struct json_object *j, *f;
 
 	W(e->udev, "usr/lib/udev/rules.d/90-daxctl-device.rules",
@@ -397,11 +393,7 @@ static void test_daxctl_hook(void **state)
 	W(e->conf, "daxctl.conf.d/50-x.conf",
 	  "[reconfigure-device x]\nnvdimm.uuid = " FAKE_UUID_DEVDAX_INFO "\nmode = system-ram\n");
 	assert_true(asprintf(&e->vars[6], "PMEMRAM_DAXCTL_CONFIG_DIR=%s/daxctl.conf.d", e->conf) > 0);
-	run = run_doctor(state, "--json");
-	assert_int_equal(run->status, 2);
-	j = json_tokener_parse(run->out);
-	assert_non_null(j);
-	assert_int_equal(json_object_array_length(json_at(j, "findings")), 2);
+	j = findings(state, 2, 2);
 	assert_string_equal(json_string_at(j, "findings.0.id"), "claim-unmatched");
 	f = json_at(j, "findings.1");
 	assert_string_equal(json_string_at(f, "id"), "daxctl-hook");
